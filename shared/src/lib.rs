@@ -1,0 +1,11 @@
+//! Scoop's game: everything about Omaha Hi/Lo 8-or-better that does not touch a socket,
+//! a database or a clock. The server and the browser both build on it, so they cannot
+//! disagree about a rule or a message.
+//!
+//! Architecture invariant: no I/O, no clock, no global RNG. Randomness comes in as a
+//! `CryptoRng` argument, so every hand is replayable from its inputs.
+
+pub mod card;
+pub mod eval;
+
+pub use card::{Card, CardError, Deck, Rank, Suit};
