@@ -293,7 +293,10 @@ mod tests {
         for bad in ["", "A", "Ahh", "1h", "Ax", "10h", "??"] {
             assert!(bad.parse::<Card>().is_err(), "{bad}");
         }
-        assert!(matches!(Card::parse_many("AhK"), Err(CardError::Malformed(_))));
+        assert!(matches!(
+            Card::parse_many("AhK"),
+            Err(CardError::Malformed(_))
+        ));
     }
 
     #[test]

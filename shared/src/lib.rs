@@ -7,5 +7,10 @@
 
 pub mod card;
 pub mod eval;
+pub mod hand;
+pub mod pot;
+pub mod rules;
 
 pub use card::{Card, CardError, Deck, Rank, Suit};
+pub use hand::{Action, ActionError, Event, Hand, HandSetup, Legal};
+pub use rules::{Chips, Stakes, Structure};

@@ -1,0 +1,993 @@
+//! One hand of Omaha Hi/Lo 8-or-better, from the blinds to the last chip paid out.
+//!
+//! `Hand` is a state machine: [`Hand::start`] posts blinds and deals, [`Hand::act`] applies one
+//! player's decision and returns what happened as [`Event`]s. An illegal action returns an error
+//! and leaves the hand exactly as it was (every check happens before the first write).
+//! The hand knows nothing about the table around it: the table decides who posts what and
+//! hands over a shuffled deck.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::card::{Card, Deck};
+use crate::eval::{BoardEval, HighValue, LowValue, Showdown};
+use crate::pot::{Award, Contender, Contribution, Pot, Share, build_pots, split_pot};
+use crate::rules::{Chips, Stakes, StakesError, Structure};
+
+pub const MAX_PLAYERS: usize = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Street {
+    Preflop,
+    Flop,
+    Turn,
+    River,
+}
+
+/// What a player puts in before the cards are dealt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Post {
+    Nothing,
+    SmallBlind,
+    /// A live big blind: the positional one, or a new or returning player's.
+    BigBlind,
+    /// A missed small blind alone: dead, straight into the pot.
+    DeadSmallBlind,
+    /// Missed blinds: the big blind live plus the small blind dead.
+    BigAndDeadSmall,
+}
+
+/// A player dealt into the hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entrant {
+    pub seat: u8,
+    pub stack: Chips,
+    pub post: Post,
+}
+
+/// Everything a hand needs besides the deck.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandSetup {
+    pub stakes: Stakes,
+    /// The button's seat, which may be empty (dead button).
+    pub button: u8,
+    /// Preflop action starts left of this seat.
+    pub big_blind_seat: u8,
+    pub entrants: Vec<Entrant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SetupError {
+    #[error("a hand needs 2 to {MAX_PLAYERS} players, got {0}")]
+    PlayerCount(usize),
+    #[error("seat {0} is dealt in twice")]
+    DuplicateSeat(u8),
+    #[error("seat {0} has no chips")]
+    EmptyStack(u8),
+    #[error("the deck has {0} cards left, not enough to deal this hand")]
+    ShortDeck(usize),
+    #[error(transparent)]
+    Stakes(#[from] StakesError),
+}
+
+/// A player's decision. Amounts are "to": the player's total bet in this betting round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    Fold,
+    Check,
+    Call,
+    /// A bet (nothing to call yet) or a raise, to a total of `to` this round.
+    RaiseTo {
+        to: Chips,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+pub enum ActionError {
+    #[error("the hand is over")]
+    HandOver,
+    #[error("it is seat {expected}'s turn, not seat {got}'s")]
+    NotYourTurn { expected: u8, got: u8 },
+    #[error("seat {0} is not in this hand")]
+    NotInHand(u8),
+    #[error("there is a bet of {to_call} to call; you cannot check")]
+    CannotCheck { to_call: Chips },
+    #[error("there is nothing to call; check instead")]
+    NothingToCall,
+    #[error("raising is not allowed here: {reason}")]
+    CannotRaise { reason: RaiseRefusal },
+    #[error("a raise must be to between {min} and {max}, not {to}")]
+    RaiseOutOfRange { to: Chips, min: Chips, max: Chips },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaiseRefusal {
+    #[error("the betting is capped for this round")]
+    Capped,
+    #[error("a short all-in did not reopen the betting for you")]
+    NotReopened,
+    #[error("you do not have more chips than the call")]
+    NoChipsBehind,
+    #[error("every other player is all-in")]
+    NobodyToRaise,
+}
+
+/// The legal choices of the player to act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Legal {
+    pub seat: u8,
+    /// Chips a call adds (already capped at the stack); zero when checking is allowed.
+    pub to_call: Chips,
+    pub can_check: bool,
+    pub raise: Result<RaiseBounds, RaiseRefusal>,
+}
+
+/// Raise-to bounds. In fixed limit `min_to == max_to`. `min_to` is below a full raise only
+/// when it is the player's whole stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaiseBounds {
+    pub min_to: Chips,
+    pub max_to: Chips,
+    /// The pot-sized raise (the pot-limit maximum), capped at the stack; `None` in fixed limit.
+    pub pot_to: Option<Chips>,
+    /// Raising to `max_to` puts the player all-in.
+    pub max_is_all_in: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlindKind {
+    Small,
+    Big,
+    DeadSmall,
+}
+
+/// What a settled action looked like, for logs and the table view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Acted {
+    Fold,
+    Check,
+    /// `amount` is what the call added.
+    Call {
+        amount: Chips,
+    },
+    Bet {
+        to: Chips,
+    },
+    Raise {
+        to: Chips,
+    },
+}
+
+/// Everything that happens in a hand, in order. Hole cards appear here: events are the
+/// operator's complete record, and reach clients only through `view::project`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    HandStarted {
+        button: u8,
+        stacks: Vec<(u8, Chips)>,
+    },
+    BlindPosted {
+        seat: u8,
+        blind: BlindKind,
+        amount: Chips,
+        all_in: bool,
+    },
+    HoleCards {
+        seat: u8,
+        cards: [Card; 4],
+    },
+    Acted {
+        seat: u8,
+        action: Acted,
+        stack: Chips,
+        all_in: bool,
+    },
+    UncalledBetReturned {
+        seat: u8,
+        amount: Chips,
+    },
+    /// Betting on a street is over; the bets are gathered into these pots.
+    PotsGathered {
+        pots: Vec<Pot>,
+    },
+    BoardDealt {
+        street: Street,
+        cards: Vec<Card>,
+    },
+    /// Betting is over with at most one player able to act: every hand is turned up at once.
+    HandsFaceUp {
+        hands: Vec<(u8, [Card; 4])>,
+    },
+    Shown {
+        seat: u8,
+        cards: [Card; 4],
+        high: HighValue,
+        low: Option<LowValue>,
+    },
+    Mucked {
+        seat: u8,
+    },
+    RakeTaken {
+        pot: usize,
+        amount: Chips,
+    },
+    PotAwarded {
+        pot: usize,
+        seat: u8,
+        amount: Chips,
+        share: Share,
+    },
+    HandEnded {
+        stacks: Vec<(u8, Chips)>,
+    },
+}
+
+/// How the hand ended: what each pot paid and the stacks after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandResult {
+    pub pots: Vec<SettledPot>,
+    pub rake: Chips,
+    /// Final stacks in seat order from the first seat left of the button.
+    pub stacks: Vec<(u8, Chips)>,
+    /// Whether the flop was dealt (no flop, no drop).
+    pub saw_flop: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettledPot {
+    pub amount: Chips,
+    pub rake: Chips,
+    pub eligible: Vec<u8>,
+    pub awards: Vec<Award>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Player {
+    seat: u8,
+    starting_stack: Chips,
+    stack: Chips,
+    hole: [Card; 4],
+    /// Live chips in front of the player this betting round.
+    bet: Chips,
+    /// Everything put into the pot this hand, dead blinds and current bet included.
+    contributed: Chips,
+    folded: bool,
+    /// The bet level the player last acted at this round; `None` until they act.
+    acted_at: Option<Chips>,
+}
+
+impl Player {
+    fn all_in(&self) -> bool {
+        self.stack == 0
+    }
+
+    fn can_act(&self) -> bool {
+        !self.folded && self.stack > 0
+    }
+}
+
+/// One hand in progress or finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hand {
+    stakes: Stakes,
+    button: u8,
+    /// Dealing order: the first seat left of the button first, the button (or the seat
+    /// before a dead button) last. Postflop action, showdown and odd chips follow it.
+    players: Vec<Player>,
+    deck: Deck,
+    board: Vec<Card>,
+    street: Street,
+    current_bet: Chips,
+    /// The bet level reached by the last full bet or raise (fixed-limit completions build on it).
+    full_level: Chips,
+    /// The size of the last full bet or raise this round (the minimum raise increment).
+    full_size: Chips,
+    /// Full bets and raises this round, for the fixed-limit cap (preflop the big blind counts).
+    bets_made: u8,
+    last_aggressor: Option<usize>,
+    to_act: Option<usize>,
+    result: Option<HandResult>,
+}
+
+impl Hand {
+    /// Posts the blinds and deals four cards to each player, one at a time from the first
+    /// seat left of the button.
+    pub fn start(setup: HandSetup, mut deck: Deck) -> Result<(Hand, Vec<Event>), SetupError> {
+        setup.stakes.validate()?;
+        let n = setup.entrants.len();
+        if !(2..=MAX_PLAYERS).contains(&n) {
+            return Err(SetupError::PlayerCount(n));
+        }
+        let mut entrants = setup.entrants.clone();
+        entrants.sort_by_key(|e| clockwise_from(setup.button, e.seat));
+        for pair in entrants.windows(2) {
+            if pair[0].seat == pair[1].seat {
+                return Err(SetupError::DuplicateSeat(pair[0].seat));
+            }
+        }
+        if let Some(e) = entrants.iter().find(|e| e.stack == 0) {
+            return Err(SetupError::EmptyStack(e.seat));
+        }
+        // Hole cards, three burns and five board cards.
+        if deck.remaining() < 4 * n + 8 {
+            return Err(SetupError::ShortDeck(deck.remaining()));
+        }
+
+        let stakes = setup.stakes;
+        let mut events = vec![Event::HandStarted {
+            button: setup.button,
+            stacks: entrants.iter().map(|e| (e.seat, e.stack)).collect(),
+        }];
+        // One card at a time from the first seat left of the button; the length check above
+        // guarantees the cards.
+        let dealt: Vec<Card> = (0..4 * n).filter_map(|_| deck.deal()).collect();
+        let mut players: Vec<Player> = entrants
+            .iter()
+            .enumerate()
+            .map(|(i, e)| Player {
+                seat: e.seat,
+                starting_stack: e.stack,
+                stack: e.stack,
+                hole: [dealt[i], dealt[n + i], dealt[2 * n + i], dealt[3 * n + i]],
+                bet: 0,
+                contributed: 0,
+                folded: false,
+                acted_at: None,
+            })
+            .collect();
+
+        for (p, e) in players.iter_mut().zip(&entrants) {
+            let (live, dead) = match e.post {
+                Post::Nothing => (None, 0),
+                Post::SmallBlind => (Some((BlindKind::Small, stakes.small_blind)), 0),
+                Post::BigBlind => (Some((BlindKind::Big, stakes.big_blind)), 0),
+                Post::DeadSmallBlind => (None, stakes.small_blind),
+                Post::BigAndDeadSmall => {
+                    (Some((BlindKind::Big, stakes.big_blind)), stakes.small_blind)
+                }
+            };
+            if let Some((blind, amount)) = live {
+                let amount = amount.min(p.stack);
+                p.stack -= amount;
+                p.bet = amount;
+                p.contributed = amount;
+                events.push(Event::BlindPosted {
+                    seat: p.seat,
+                    blind,
+                    amount,
+                    all_in: p.stack == 0,
+                });
+            }
+            let dead = dead.min(p.stack);
+            if dead > 0 {
+                p.stack -= dead;
+                p.contributed += dead;
+                events.push(Event::BlindPosted {
+                    seat: p.seat,
+                    blind: BlindKind::DeadSmall,
+                    amount: dead,
+                    all_in: p.stack == 0,
+                });
+            }
+        }
+
+        for p in &players {
+            events.push(Event::HoleCards {
+                seat: p.seat,
+                cards: p.hole,
+            });
+        }
+
+        let mut hand = Hand {
+            stakes,
+            button: setup.button,
+            players,
+            deck,
+            board: Vec::with_capacity(5),
+            street: Street::Preflop,
+            // Everyone must match a full big blind, even when the big blind itself is short.
+            current_bet: stakes.big_blind,
+            full_level: stakes.big_blind,
+            full_size: stakes.big_blind,
+            bets_made: 1,
+            last_aggressor: None,
+            to_act: None,
+            result: None,
+        };
+        let bb_distance = clockwise_from(setup.button, setup.big_blind_seat);
+        let first = hand
+            .players
+            .iter()
+            .position(|p| clockwise_from(hand.button, p.seat) > bb_distance)
+            .unwrap_or(0);
+        hand.to_act = hand.first_needing_action(first);
+        if hand.to_act.is_none() {
+            hand.end_round(&mut events);
+        }
+        Ok((hand, events))
+    }
+
+    pub fn stakes(&self) -> &Stakes {
+        &self.stakes
+    }
+
+    pub fn button(&self) -> u8 {
+        self.button
+    }
+
+    pub fn street(&self) -> Street {
+        self.street
+    }
+
+    pub fn board(&self) -> &[Card] {
+        &self.board
+    }
+
+    /// The deck in dealing order, for the operator's hand history.
+    pub fn deck(&self) -> &Deck {
+        &self.deck
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.result.is_some()
+    }
+
+    pub fn result(&self) -> Option<&HandResult> {
+        self.result.as_ref()
+    }
+
+    /// The seat whose turn it is.
+    pub fn to_act(&self) -> Option<u8> {
+        self.to_act.map(|i| self.players[i].seat)
+    }
+
+    /// Seats in the hand, from the first seat left of the button.
+    pub fn seats(&self) -> impl Iterator<Item = u8> + '_ {
+        self.players.iter().map(|p| p.seat)
+    }
+
+    pub fn hole_cards(&self, seat: u8) -> Option<[Card; 4]> {
+        self.player(seat).map(|p| p.hole)
+    }
+
+    pub fn stack(&self, seat: u8) -> Option<Chips> {
+        self.player(seat).map(|p| p.stack)
+    }
+
+    /// Chips the seat has in front of it this betting round.
+    pub fn bet(&self, seat: u8) -> Option<Chips> {
+        self.player(seat).map(|p| p.bet)
+    }
+
+    pub fn has_folded(&self, seat: u8) -> Option<bool> {
+        self.player(seat).map(|p| p.folded)
+    }
+
+    /// Chips the seat has put into the pot this hand.
+    pub fn contributed(&self, seat: u8) -> Option<Chips> {
+        self.player(seat).map(|p| p.contributed)
+    }
+
+    /// All chips in the middle: gathered pots plus the bets of the current round.
+    pub fn pot_total(&self) -> Chips {
+        self.players.iter().map(|p| p.contributed).sum()
+    }
+
+    /// Pots as they stand (bets of the current round included).
+    pub fn pots(&self) -> Vec<Pot> {
+        build_pots(&self.contributions())
+    }
+
+    /// Stacks plus everything in the pot: constant from the first blind to the payout.
+    pub fn chips_in_play(&self) -> Chips {
+        match &self.result {
+            Some(r) => r.stacks.iter().map(|s| s.1).sum::<Chips>() + r.rake,
+            None => self.players.iter().map(|p| p.stack + p.contributed).sum(),
+        }
+    }
+
+    fn player(&self, seat: u8) -> Option<&Player> {
+        self.players.iter().find(|p| p.seat == seat)
+    }
+
+    fn contributions(&self) -> Vec<Contribution> {
+        self.players
+            .iter()
+            .map(|p| Contribution {
+                seat: p.seat,
+                amount: p.contributed,
+                folded: p.folded,
+            })
+            .collect()
+    }
+
+    /// The legal choices of the player to act, or `None` when nobody is to act.
+    pub fn legal(&self) -> Option<Legal> {
+        let i = self.to_act?;
+        let p = &self.players[i];
+        let owed = self.current_bet - p.bet;
+        Some(Legal {
+            seat: p.seat,
+            to_call: owed.min(p.stack),
+            can_check: owed == 0,
+            raise: self.raise_bounds(i),
+        })
+    }
+
+    fn raise_bounds(&self, i: usize) -> Result<RaiseBounds, RaiseRefusal> {
+        let p = &self.players[i];
+        let owed = self.current_bet - p.bet;
+        if p.stack <= owed {
+            return Err(RaiseRefusal::NoChipsBehind);
+        }
+        let opponents_can_act = self
+            .players
+            .iter()
+            .enumerate()
+            .any(|(j, q)| j != i && q.can_act());
+        if !opponents_can_act {
+            return Err(RaiseRefusal::NobodyToRaise);
+        }
+        if let Some(level) = p.acted_at
+            && !self.reopens(self.current_bet - level)
+        {
+            return Err(RaiseRefusal::NotReopened);
+        }
+        let all_in_to = p.bet + p.stack;
+        match self.stakes.structure {
+            Structure::FixedLimit => {
+                let live = self.players.iter().filter(|q| !q.folded).count();
+                let capped = !(self.stakes.uncapped_heads_up && live == 2);
+                if capped && self.bets_made >= 4 {
+                    return Err(RaiseRefusal::Capped);
+                }
+                let to = (self.full_level + self.limit_bet()).min(all_in_to);
+                Ok(RaiseBounds {
+                    min_to: to,
+                    max_to: to,
+                    pot_to: None,
+                    max_is_all_in: to == all_in_to,
+                })
+            }
+            Structure::PotLimit | Structure::NoLimit => {
+                let min_to =
+                    (self.current_bet + self.full_size.max(self.stakes.big_blind)).min(all_in_to);
+                // Pot after the raiser calls, added on top of the call.
+                let pot_to = (self.current_bet + self.pot_total() + owed).min(all_in_to);
+                let max_to = match self.stakes.structure {
+                    Structure::PotLimit => pot_to.max(min_to),
+                    _ => all_in_to,
+                };
+                Ok(RaiseBounds {
+                    min_to,
+                    max_to,
+                    pot_to: Some(pot_to.max(min_to)),
+                    max_is_all_in: max_to == all_in_to,
+                })
+            }
+        }
+    }
+
+    fn limit_bet(&self) -> Chips {
+        match self.street {
+            Street::Preflop | Street::Flop => self.stakes.small_bet,
+            Street::Turn | Street::River => self.stakes.big_bet,
+        }
+    }
+
+    /// Whether raises totalling `increase` since a player last acted reopen the betting for
+    /// them (TDA: a full raise, or short all-ins adding up to one; in fixed limit half a bet
+    /// counts as a full raise).
+    fn reopens(&self, increase: Chips) -> bool {
+        match self.stakes.structure {
+            Structure::FixedLimit => increase > 0 && increase * 2 >= self.limit_bet(),
+            _ => increase > 0 && increase >= self.full_size.max(self.stakes.big_blind),
+        }
+    }
+
+    /// Applies `action` by `seat`. On error nothing has changed.
+    pub fn act(&mut self, seat: u8, action: Action) -> Result<Vec<Event>, ActionError> {
+        if self.result.is_some() {
+            return Err(ActionError::HandOver);
+        }
+        let Some(i) = self.to_act else {
+            return Err(ActionError::HandOver);
+        };
+        let expected = self.players[i].seat;
+        if seat != expected {
+            return Err(match self.player(seat) {
+                Some(_) => ActionError::NotYourTurn {
+                    expected,
+                    got: seat,
+                },
+                None => ActionError::NotInHand(seat),
+            });
+        }
+        let owed = self.current_bet - self.players[i].bet;
+        let acted = match action {
+            Action::Fold => Acted::Fold,
+            Action::Check if owed > 0 => {
+                return Err(ActionError::CannotCheck {
+                    to_call: owed.min(self.players[i].stack),
+                });
+            }
+            Action::Check => Acted::Check,
+            Action::Call if owed == 0 => return Err(ActionError::NothingToCall),
+            Action::Call => Acted::Call {
+                amount: owed.min(self.players[i].stack),
+            },
+            Action::RaiseTo { to } => {
+                let bounds = self
+                    .raise_bounds(i)
+                    .map_err(|reason| ActionError::CannotRaise { reason })?;
+                if to < bounds.min_to || to > bounds.max_to {
+                    return Err(ActionError::RaiseOutOfRange {
+                        to,
+                        min: bounds.min_to,
+                        max: bounds.max_to,
+                    });
+                }
+                if self.current_bet == 0 {
+                    Acted::Bet { to }
+                } else {
+                    Acted::Raise { to }
+                }
+            }
+        };
+
+        // Validated: from here on the action happens.
+        let mut events = Vec::new();
+        let current_bet = self.current_bet;
+        let p = &mut self.players[i];
+        match acted {
+            Acted::Fold => p.folded = true,
+            Acted::Check => {}
+            Acted::Call { amount } => {
+                p.stack -= amount;
+                p.bet += amount;
+                p.contributed += amount;
+            }
+            Acted::Bet { to } | Acted::Raise { to } => {
+                let added = to - p.bet;
+                p.stack -= added;
+                p.bet = to;
+                p.contributed += added;
+            }
+        }
+        p.acted_at = Some(current_bet.max(p.bet));
+        events.push(Event::Acted {
+            seat,
+            action: acted,
+            stack: p.stack,
+            all_in: p.all_in(),
+        });
+        if let Acted::Bet { to } | Acted::Raise { to } = acted {
+            let full = match self.stakes.structure {
+                Structure::FixedLimit => (to - self.full_level) * 2 >= self.limit_bet(),
+                _ => to - current_bet >= self.full_size.max(self.stakes.big_blind),
+            };
+            if full {
+                self.full_size = match self.stakes.structure {
+                    Structure::FixedLimit => self.limit_bet(),
+                    _ => to - current_bet,
+                };
+                self.full_level = to;
+                self.bets_made = self.bets_made.saturating_add(1);
+            }
+            self.current_bet = to;
+            self.last_aggressor = Some(i);
+        }
+
+        if self.players.iter().filter(|p| !p.folded).count() == 1 {
+            self.to_act = None;
+            self.return_uncalled(&mut events);
+            self.gather(&mut events);
+            self.settle(&mut events);
+            return Ok(events);
+        }
+        self.to_act = self.first_needing_action(i + 1);
+        if self.to_act.is_none() {
+            self.end_round(&mut events);
+        }
+        Ok(events)
+    }
+
+    /// Whether player `i` still has a decision to make this round.
+    fn needs_action(&self, i: usize) -> bool {
+        let p = &self.players[i];
+        if !p.can_act() {
+            return false;
+        }
+        if p.bet < self.current_bet {
+            return true;
+        }
+        // A matched player who has not acted yet (the big blind's option) acts only if
+        // somebody could still answer a raise.
+        p.acted_at.is_none()
+            && self
+                .players
+                .iter()
+                .enumerate()
+                .any(|(j, q)| j != i && q.can_act())
+    }
+
+    /// The first player from index `start` on (wrapping) who must act.
+    fn first_needing_action(&self, start: usize) -> Option<usize> {
+        let n = self.players.len();
+        (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&j| self.needs_action(j))
+    }
+
+    /// The excess of the highest bet over the second highest goes back to its owner.
+    fn return_uncalled(&mut self, events: &mut Vec<Event>) {
+        let Some((top, _)) = self.players.iter().enumerate().max_by_key(|(_, p)| p.bet) else {
+            return;
+        };
+        let second = self
+            .players
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != top)
+            .map(|(_, p)| p.bet)
+            .max()
+            .unwrap_or(0);
+        let p = &mut self.players[top];
+        let excess = p.bet.saturating_sub(second);
+        if excess > 0 {
+            p.bet -= excess;
+            p.contributed -= excess;
+            p.stack += excess;
+            events.push(Event::UncalledBetReturned {
+                seat: p.seat,
+                amount: excess,
+            });
+        }
+    }
+
+    fn gather(&mut self, events: &mut Vec<Event>) {
+        for p in &mut self.players {
+            p.bet = 0;
+            p.acted_at = None;
+        }
+        events.push(Event::PotsGathered { pots: self.pots() });
+    }
+
+    fn end_round(&mut self, events: &mut Vec<Event>) {
+        self.return_uncalled(events);
+        self.gather(events);
+        let able = self.players.iter().filter(|p| p.can_act()).count();
+        if self.street == Street::River {
+            self.settle(events);
+            return;
+        }
+        if able < 2 {
+            events.push(Event::HandsFaceUp {
+                hands: self
+                    .players
+                    .iter()
+                    .filter(|p| !p.folded)
+                    .map(|p| (p.seat, p.hole))
+                    .collect(),
+            });
+            while self.street != Street::River {
+                self.deal_street(events);
+            }
+            self.settle(events);
+            return;
+        }
+        self.deal_street(events);
+        self.current_bet = 0;
+        self.full_level = 0;
+        self.full_size = 0;
+        self.bets_made = 0;
+        self.last_aggressor = None;
+        self.to_act = self.first_needing_action(0);
+        if self.to_act.is_none() {
+            self.end_round(events);
+        }
+    }
+
+    fn deal_street(&mut self, events: &mut Vec<Event>) {
+        let (street, count) = match self.street {
+            Street::Preflop => (Street::Flop, 3),
+            Street::Flop => (Street::Turn, 1),
+            Street::Turn | Street::River => (Street::River, 1),
+        };
+        // Burn one. `start` checked that the deck holds every card the hand can need.
+        let _ = self.deck.deal();
+        let cards: Vec<Card> = (0..count).filter_map(|_| self.deck.deal()).collect();
+        self.board.extend(&cards);
+        self.street = street;
+        events.push(Event::BoardDealt { street, cards });
+    }
+
+    /// Shows hands in showdown order, takes the rake and pays every pot.
+    fn settle(&mut self, events: &mut Vec<Event>) {
+        let live: Vec<usize> = (0..self.players.len())
+            .filter(|&i| !self.players[i].folded)
+            .collect();
+        let saw_flop = !self.board.is_empty();
+        let pots = self.pots();
+
+        let showdown: Vec<Option<Showdown>> = match <[Card; 5]>::try_from(self.board.as_slice()) {
+            Ok(board) if live.len() > 1 => {
+                let eval = BoardEval::new(&board);
+                self.players
+                    .iter()
+                    .map(|p| (!p.folded).then(|| eval.player(&p.hole)))
+                    .collect()
+            }
+            _ => vec![None; self.players.len()],
+        };
+
+        // Rake before the split, pot by pot, main pot first, up to the cap per hand.
+        let mut rake_left = match self.stakes.rake {
+            Some(r) if saw_flop => r.cap,
+            _ => 0,
+        };
+        let mut settled = Vec::with_capacity(pots.len());
+        for (index, pot) in pots.iter().enumerate() {
+            let rake = match self.stakes.rake {
+                Some(r) => (pot.amount * Chips::from(r.basis_points) / 10_000).min(rake_left),
+                None => 0,
+            };
+            rake_left -= rake;
+            let contenders: Vec<Contender> = self
+                .players
+                .iter()
+                .zip(&showdown)
+                .filter(|(p, _)| pot.eligible.contains(&p.seat))
+                .filter_map(|(p, s)| {
+                    s.map(|s| Contender {
+                        seat: p.seat,
+                        high: s.high,
+                        low: s.low,
+                    })
+                })
+                .collect();
+            let awards = match pot.eligible.as_slice() {
+                // Uncontested: nothing to compare, and maybe no board to compare on.
+                [only] => vec![Award {
+                    seat: *only,
+                    amount: pot.amount - rake,
+                    share: Share::Whole,
+                }],
+                _ => split_pot(pot.amount - rake, &contenders),
+            };
+            settled.push((index, pot.clone(), rake, awards));
+        }
+
+        if live.len() > 1 {
+            self.reveal(&live, &showdown, &settled, events);
+        }
+        let mut total_rake = 0;
+        let mut result_pots = Vec::with_capacity(settled.len());
+        for (index, pot, rake, awards) in settled {
+            if rake > 0 {
+                events.push(Event::RakeTaken {
+                    pot: index,
+                    amount: rake,
+                });
+            }
+            total_rake += rake;
+            for a in &awards {
+                if let Some(p) = self.players.iter_mut().find(|p| p.seat == a.seat) {
+                    p.stack += a.amount;
+                }
+                events.push(Event::PotAwarded {
+                    pot: index,
+                    seat: a.seat,
+                    amount: a.amount,
+                    share: a.share,
+                });
+            }
+            result_pots.push(SettledPot {
+                amount: pot.amount,
+                rake,
+                eligible: pot.eligible,
+                awards,
+            });
+        }
+        for p in &mut self.players {
+            p.contributed = 0;
+        }
+        let stacks: Vec<(u8, Chips)> = self.players.iter().map(|p| (p.seat, p.stack)).collect();
+        events.push(Event::HandEnded {
+            stacks: stacks.clone(),
+        });
+        self.to_act = None;
+        self.result = Some(HandResult {
+            pots: result_pots,
+            rake: total_rake,
+            stacks,
+            saw_flop,
+        });
+    }
+
+    /// Showdown order (RULES.md §6): after an all-in everything is already face up; otherwise
+    /// the last river aggressor, or the first live player left of the button, shows first, then
+    /// clockwise; a later hand is shown only if it wins part of a pot, and mucked otherwise.
+    fn reveal(
+        &self,
+        live: &[usize],
+        showdown: &[Option<Showdown>],
+        settled: &[(usize, Pot, Chips, Vec<Award>)],
+        events: &mut Vec<Event>,
+    ) {
+        let faced_up = events
+            .iter()
+            .any(|e| matches!(e, Event::HandsFaceUp { .. }));
+        let first = self
+            .last_aggressor
+            .filter(|&i| !self.players[i].folded)
+            .unwrap_or(live[0]);
+        let n = self.players.len();
+        let order = (0..n)
+            .map(|k| (first + k) % n)
+            .filter(|&i| !self.players[i].folded);
+        for (k, i) in order.enumerate() {
+            let p = &self.players[i];
+            let wins = settled
+                .iter()
+                .any(|(_, _, _, awards)| awards.iter().any(|a| a.seat == p.seat && a.amount > 0));
+            match showdown[i] {
+                Some(s) if faced_up || k == 0 || wins => events.push(Event::Shown {
+                    seat: p.seat,
+                    cards: p.hole,
+                    high: s.high,
+                    low: s.low,
+                }),
+                _ => events.push(Event::Mucked { seat: p.seat }),
+            }
+        }
+    }
+
+    /// Chips each seat had when the hand started (for voiding an interrupted hand).
+    pub fn starting_stacks(&self) -> Vec<(u8, Chips)> {
+        self.players
+            .iter()
+            .map(|p| (p.seat, p.starting_stack))
+            .collect()
+    }
+}
+
+/// How far clockwise `seat` is from the first seat left of `button` (0 for that seat).
+/// Seat numbers are small, so any modulus above the table size gives the same order.
+fn clockwise_from(button: u8, seat: u8) -> u16 {
+    (u16::from(seat) + 256 - u16::from(button) - 1) % 256
+}
+
+/// Builds a deck that deals the given hole cards (in dealing order, from the first seat left
+/// of the button) and board, with burn cards and any missing board cards taken from the
+/// cards nobody holds. Used to replay recorded hands.
+pub fn deck_for(holes: &[[Card; 4]], board: &[Card]) -> Result<Deck, crate::card::CardError> {
+    let mut used = 0u64;
+    for &c in holes.iter().flatten().chain(board) {
+        used |= 1 << c.index();
+    }
+    let mut spare = (0..52u8)
+        .filter(|i| used & (1 << i) == 0)
+        .filter_map(Card::from_index);
+    let mut order = Vec::with_capacity(52);
+    for round in 0..4 {
+        order.extend(holes.iter().map(|h| h[round]));
+    }
+    let mut board_cards = board.iter().copied();
+    for count in [3, 1, 1] {
+        order.extend(spare.next());
+        for _ in 0..count {
+            order.extend(board_cards.next().or_else(|| spare.next()));
+        }
+    }
+    order.extend(spare);
+    Deck::stacked(order)
+}

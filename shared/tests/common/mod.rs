@@ -1,0 +1,88 @@
+#![allow(dead_code)]
+
+use shared::card::Card;
+use shared::hand::{Entrant, HandSetup, Post, deck_for};
+use shared::{Action, Chips, Deck, Event, Hand, Stakes};
+
+pub fn entrant(seat: u8, stack: Chips, post: Post) -> Entrant {
+    Entrant { seat, stack, post }
+}
+
+/// Blinds on the two seats after the button (or button = small blind heads-up), everyone
+/// else posting nothing.
+pub fn standard(stakes: Stakes, button: u8, stacks: &[(u8, Chips)]) -> HandSetup {
+    let mut seats: Vec<u8> = stacks.iter().map(|s| s.0).collect();
+    seats.sort();
+    let after = |s: u8| -> u8 { *seats.iter().find(|&&x| x > s).unwrap_or(&seats[0]) };
+    let (sb, bb) = if seats.len() == 2 {
+        (button, after(button))
+    } else {
+        (after(button), after(after(button)))
+    };
+    HandSetup {
+        stakes,
+        button,
+        big_blind_seat: bb,
+        entrants: stacks
+            .iter()
+            .map(|&(seat, stack)| {
+                let post = if seat == sb {
+                    Post::SmallBlind
+                } else if seat == bb {
+                    Post::BigBlind
+                } else {
+                    Post::Nothing
+                };
+                entrant(seat, stack, post)
+            })
+            .collect(),
+    }
+}
+
+pub fn start(setup: HandSetup) -> (Hand, Vec<Event>) {
+    Hand::start(setup, Deck::ordered()).expect("valid setup")
+}
+
+/// Starts with the given hole cards (in dealing order from left of the button) and board.
+pub fn start_with(setup: HandSetup, holes: &[&str], board: &str) -> (Hand, Vec<Event>) {
+    let holes: Vec<[Card; 4]> = holes
+        .iter()
+        .map(|h| Card::parse_exact::<4>(h).expect("hole cards"))
+        .collect();
+    let board = Card::parse_many(board).expect("board");
+    let deck = deck_for(&holes, &board).expect("distinct cards");
+    Hand::start(setup, deck).expect("valid setup")
+}
+
+pub fn act(hand: &mut Hand, seat: u8, action: Action) -> Vec<Event> {
+    match hand.act(seat, action) {
+        Ok(events) => events,
+        Err(e) => panic!(
+            "seat {seat} {action:?} refused: {e}; legal = {:?}",
+            hand.legal()
+        ),
+    }
+}
+
+pub fn fold() -> Action {
+    Action::Fold
+}
+pub fn check() -> Action {
+    Action::Check
+}
+pub fn call() -> Action {
+    Action::Call
+}
+pub fn raise(to: Chips) -> Action {
+    Action::RaiseTo { to }
+}
+
+pub fn final_stack(hand: &Hand, seat: u8) -> Chips {
+    hand.result()
+        .expect("hand over")
+        .stacks
+        .iter()
+        .find(|s| s.0 == seat)
+        .expect("seat in hand")
+        .1
+}
