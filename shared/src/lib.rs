@@ -10,6 +10,7 @@ pub mod eval;
 pub mod hand;
 pub mod pot;
 pub mod rules;
+pub mod table;
 
 pub use card::{Card, CardError, Deck, Rank, Suit};
 pub use hand::{Action, ActionError, Event, Hand, HandSetup, Legal};

@@ -1,0 +1,653 @@
+//! A table across hands: seats, buy-ins, the dead button, blinds owed and sitting out
+//! (RULES.md §4 and §7). The table decides who is dealt in and who posts what, then runs one
+//! [`Hand`] at a time.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::card::Deck;
+use crate::hand::{
+    Action, ActionError, Entrant, Event, Hand, HandResult, HandSetup, MAX_PLAYERS, Post, SetupError,
+};
+use crate::rules::{Chips, Stakes, StakesError};
+
+/// Who sits in a seat, as the server knows them (an account id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PlayerId(pub u128);
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableConfig {
+    pub stakes: Stakes,
+    /// Number of seats, 2 to 10.
+    pub seats: u8,
+    pub min_buy_in: Chips,
+    pub max_buy_in: Chips,
+    /// A player sat out for this many hands in a row is stood up.
+    pub max_hands_sat_out: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    #[error("a table has 2 to {MAX_PLAYERS} seats, not {0}")]
+    Seats(u8),
+    #[error("the minimum buy-in ({min}) must be positive and no more than the maximum ({max})")]
+    BuyIns { min: Chips, max: Chips },
+    #[error(transparent)]
+    Stakes(#[from] StakesError),
+}
+
+impl TableConfig {
+    /// Defaults of RULES.md §7: buy-in from 10 to 100 small bets (big blinds in pot and no
+    /// limit), stood up after 10 hands sat out.
+    pub fn new(stakes: Stakes, seats: u8) -> TableConfig {
+        let unit = stakes.buy_in_unit();
+        TableConfig {
+            stakes,
+            seats,
+            min_buy_in: 10 * unit,
+            max_buy_in: 100 * unit,
+            max_hands_sat_out: 10,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.stakes.validate()?;
+        if !(2..=MAX_PLAYERS as u8).contains(&self.seats) {
+            return Err(ConfigError::Seats(self.seats));
+        }
+        if self.min_buy_in == 0 || self.min_buy_in > self.max_buy_in {
+            return Err(ConfigError::BuyIns {
+                min: self.min_buy_in,
+                max: self.max_buy_in,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatStatus {
+    /// Dealt in every hand.
+    Playing,
+    /// Not dealt in; misses the blinds that pass.
+    SittingOut,
+    /// New, or back with blinds owed: comes in when the big blind reaches the seat, or at once
+    /// by posting (`post_now`) when not between the button and the blinds.
+    Waiting { post_now: bool },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seat {
+    pub player: PlayerId,
+    pub name: String,
+    pub stack: Chips,
+    pub status: SeatStatus,
+    pub missed_big: bool,
+    pub missed_small: bool,
+    pub hands_sat_out: u32,
+    /// Sit out once the current hand is over (own request, or the clock ran out).
+    pub sit_out_next: bool,
+    /// Leave once the current hand is over.
+    pub leaving: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+pub enum TableError {
+    #[error("there is no seat {0} at this table")]
+    NoSuchSeat(u8),
+    #[error("seat {0} is taken")]
+    SeatTaken(u8),
+    #[error("seat {0} is empty")]
+    SeatEmpty(u8),
+    #[error("you are already seated at this table")]
+    AlreadySeated,
+    #[error("a buy-in must be between {min} and {max} chips, not {amount}")]
+    BuyInOutOfRange {
+        amount: Chips,
+        min: Chips,
+        max: Chips,
+    },
+    #[error("a top-up may bring the stack to at most {max} chips")]
+    TopUpTooLarge { max: Chips },
+    #[error("that can only be done between hands")]
+    HandInProgress,
+    #[error("a hand is already running")]
+    HandRunning,
+    #[error("no hand is running")]
+    NoHand,
+    #[error("at least two players must be ready to deal a hand")]
+    NotEnoughPlayers,
+    #[error("hand setup failed: {0}")]
+    Setup(String),
+}
+
+impl From<SetupError> for TableError {
+    fn from(e: SetupError) -> Self {
+        TableError::Setup(e.to_string())
+    }
+}
+
+/// Positions of the last hand dealt, for the dead-button rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Positions {
+    pub button: u8,
+    pub small_blind: u8,
+    pub big_blind: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    config: TableConfig,
+    seats: Vec<Option<Seat>>,
+    last: Option<Positions>,
+    hand: Option<Hand>,
+    /// Positions of the running hand, committed to `last` when it ends.
+    current: Option<Positions>,
+}
+
+/// What leaving did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leave {
+    /// The seat is free; this stack goes back to the player's balance.
+    Now(Chips),
+    /// The player is in the running hand: they are folded when their turn comes and leave
+    /// when it ends.
+    AfterHand,
+}
+
+impl Table {
+    pub fn new(config: TableConfig) -> Result<Table, ConfigError> {
+        config.validate()?;
+        Ok(Table {
+            seats: vec![None; config.seats as usize],
+            config,
+            last: None,
+            hand: None,
+            current: None,
+        })
+    }
+
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    pub fn seat(&self, seat: u8) -> Option<&Seat> {
+        self.seats.get(seat as usize)?.as_ref()
+    }
+
+    pub fn seats(&self) -> impl Iterator<Item = (u8, &Seat)> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i as u8, s)))
+    }
+
+    pub fn seat_of(&self, player: PlayerId) -> Option<u8> {
+        self.seats()
+            .find(|(_, s)| s.player == player)
+            .map(|(i, _)| i)
+    }
+
+    pub fn hand(&self) -> Option<&Hand> {
+        self.hand.as_ref()
+    }
+
+    pub fn positions(&self) -> Option<Positions> {
+        self.current.or(self.last)
+    }
+
+    /// Chips on the table: stacks plus whatever is in a running hand.
+    pub fn chips_on_table(&self) -> Chips {
+        let idle: Chips = self
+            .seats()
+            .filter(|(i, _)| !self.in_hand(*i))
+            .map(|(_, s)| s.stack)
+            .sum();
+        idle + self.hand.as_ref().map_or(0, |h| h.chips_in_play())
+    }
+
+    fn in_hand(&self, seat: u8) -> bool {
+        self.hand
+            .as_ref()
+            .is_some_and(|h| !h.is_over() && h.seats().any(|s| s == seat))
+    }
+
+    fn seat_mut(&mut self, seat: u8) -> Result<&mut Seat, TableError> {
+        match self.seats.get_mut(seat as usize) {
+            None => Err(TableError::NoSuchSeat(seat)),
+            Some(None) => Err(TableError::SeatEmpty(seat)),
+            Some(Some(s)) => Ok(s),
+        }
+    }
+
+    /// Takes a seat with `buy_in` chips. The player waits for the big blind unless `post_now`.
+    pub fn sit(
+        &mut self,
+        seat: u8,
+        player: PlayerId,
+        name: String,
+        buy_in: Chips,
+        post_now: bool,
+    ) -> Result<(), TableError> {
+        match self.seats.get(seat as usize) {
+            None => return Err(TableError::NoSuchSeat(seat)),
+            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
+            Some(None) => {}
+        }
+        if self.seat_of(player).is_some() {
+            return Err(TableError::AlreadySeated);
+        }
+        let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
+        if !(min..=max).contains(&buy_in) {
+            return Err(TableError::BuyInOutOfRange {
+                amount: buy_in,
+                min,
+                max,
+            });
+        }
+        self.seats[seat as usize] = Some(Seat {
+            player,
+            name,
+            stack: buy_in,
+            status: SeatStatus::Waiting { post_now },
+            missed_big: false,
+            missed_small: false,
+            hands_sat_out: 0,
+            sit_out_next: false,
+            leaving: false,
+        });
+        Ok(())
+    }
+
+    /// Leaves the table. Mid-hand the player is folded when their turn comes.
+    pub fn leave(&mut self, seat: u8) -> Result<(Leave, Vec<Event>), TableError> {
+        if self.in_hand(seat) && self.hand.as_ref().and_then(|h| h.has_folded(seat)) == Some(false)
+        {
+            self.seat_mut(seat)?.leaving = true;
+            let events = self.fold_absent();
+            return Ok((self.take_if_leaving(seat), events));
+        }
+        let s = self.seat_mut(seat)?;
+        let stack = s.stack;
+        if self.in_hand(seat) {
+            // Folded already: the chips behind are theirs now.
+            self.seat_mut(seat)?.leaving = true;
+            return Ok((Leave::AfterHand, Vec::new()));
+        }
+        self.seats[seat as usize] = None;
+        Ok((Leave::Now(stack), Vec::new()))
+    }
+
+    fn take_if_leaving(&mut self, seat: u8) -> Leave {
+        if self.in_hand(seat) {
+            return Leave::AfterHand;
+        }
+        match self.seats[seat as usize].take() {
+            Some(s) => Leave::Now(s.stack),
+            None => Leave::Now(0),
+        }
+    }
+
+    /// Sits out from the next hand (at once between hands).
+    pub fn sit_out(&mut self, seat: u8) -> Result<(), TableError> {
+        let in_hand = self.in_hand(seat);
+        let s = self.seat_mut(seat)?;
+        if in_hand {
+            s.sit_out_next = true;
+        } else {
+            s.status = SeatStatus::SittingOut;
+        }
+        Ok(())
+    }
+
+    /// Comes back: plays at once when no blind is owed, otherwise posts what is owed
+    /// (`post_now`) or waits for the big blind.
+    pub fn sit_in(&mut self, seat: u8, post_now: bool) -> Result<(), TableError> {
+        let s = self.seat_mut(seat)?;
+        s.sit_out_next = false;
+        s.hands_sat_out = 0;
+        if s.status == SeatStatus::SittingOut {
+            s.status = if s.missed_big || s.missed_small {
+                SeatStatus::Waiting { post_now }
+            } else {
+                SeatStatus::Playing
+            };
+        }
+        Ok(())
+    }
+
+    /// Adds chips between hands, up to the maximum buy-in.
+    pub fn top_up(&mut self, seat: u8, amount: Chips) -> Result<(), TableError> {
+        if self.in_hand(seat) {
+            return Err(TableError::HandInProgress);
+        }
+        let max = self.config.max_buy_in;
+        let s = self.seat_mut(seat)?;
+        match s.stack.checked_add(amount) {
+            Some(total) if amount > 0 && total <= max => {
+                s.stack = total;
+                Ok(())
+            }
+            _ => Err(TableError::TopUpTooLarge { max }),
+        }
+    }
+
+    /// Stands up players sat out too long; returns their seats and stacks.
+    pub fn stand_up_idle(&mut self) -> Vec<(u8, Seat)> {
+        let limit = self.config.max_hands_sat_out;
+        let mut gone = Vec::new();
+        for i in 0..self.seats.len() {
+            if self.in_hand(i as u8) {
+                continue;
+            }
+            let idle = self.seats[i]
+                .as_ref()
+                .is_some_and(|s| s.status == SeatStatus::SittingOut && s.hands_sat_out >= limit);
+            if idle && let Some(s) = self.seats[i].take() {
+                gone.push((i as u8, s));
+            }
+        }
+        gone
+    }
+
+    /// The next occupied seat clockwise after `from` (exclusive) that satisfies `pred`.
+    fn next_seat(&self, from: u8, pred: impl Fn(u8, &Seat) -> bool) -> Option<u8> {
+        let n = self.seats.len() as u8;
+        (1..=n)
+            .map(|k| (from + k) % n)
+            .find(|&i| self.seats[i as usize].as_ref().is_some_and(|s| pred(i, s)))
+    }
+
+    /// Seats strictly between `a` and `b` clockwise.
+    fn between(&self, a: u8, b: u8, seat: u8) -> bool {
+        let n = self.seats.len() as u16;
+        let d = |x: u8| (u16::from(x) + n - u16::from(a)) % n;
+        d(seat) > 0 && d(seat) < d(b)
+    }
+
+    /// Works out the positions and posts for the next hand, deals it and starts it.
+    pub fn start_hand(&mut self, deck: Deck) -> Result<Vec<Event>, TableError> {
+        if self.hand.as_ref().is_some_and(|h| !h.is_over()) {
+            return Err(TableError::HandRunning);
+        }
+        let (positions, entrants) = self.plan()?;
+        let setup = HandSetup {
+            stakes: self.config.stakes,
+            button: positions.button,
+            big_blind_seat: positions.big_blind,
+            entrants: entrants.clone(),
+        };
+        let (hand, events) = Hand::start(setup, deck)?;
+
+        // The plan succeeded: commit seat states.
+        let last_bb = self.last.map(|p| p.big_blind);
+        for i in 0..self.seats.len() as u8 {
+            let dealt = entrants.iter().find(|e| e.seat == i).copied();
+            let passed = last_bb.is_some_and(|l| self.between(l, positions.big_blind, i))
+                || i == positions.big_blind;
+            let Some(s) = self.seats[i as usize].as_mut() else {
+                continue;
+            };
+            match dealt {
+                Some(e) => {
+                    s.status = SeatStatus::Playing;
+                    s.hands_sat_out = 0;
+                    if matches!(e.post, Post::BigBlind | Post::BigAndDeadSmall)
+                        || i == positions.big_blind
+                    {
+                        s.missed_big = false;
+                        s.missed_small = false;
+                    }
+                    if e.post == Post::DeadSmallBlind || e.post == Post::SmallBlind {
+                        s.missed_small = false;
+                    }
+                    s.stack = 0; // in the hand now; restored when it ends
+                }
+                None if s.status == SeatStatus::SittingOut || s.stack == 0 => {
+                    s.hands_sat_out += 1;
+                    if passed {
+                        s.missed_big = true;
+                    }
+                    if i == positions.small_blind {
+                        s.missed_small = true;
+                    }
+                }
+                None => {}
+            }
+        }
+        self.current = Some(positions);
+        self.hand = Some(hand);
+        let mut events = events;
+        events.extend(self.fold_absent());
+        Ok(events)
+    }
+
+    /// Decides positions and entrants without changing anything.
+    fn plan(&self) -> Result<(Positions, Vec<Entrant>), TableError> {
+        let candidate = |_: u8, s: &Seat| s.stack > 0 && s.status != SeatStatus::SittingOut;
+        let Some(first) = self.next_seat(self.seats.len() as u8 - 1, candidate) else {
+            return Err(TableError::NotEnoughPlayers);
+        };
+        let (button, small_blind, big_blind) = match self.last {
+            None => {
+                // A fresh table: everyone ready is dealt in; the button starts at the first.
+                let second = self
+                    .next_seat(first, candidate)
+                    .ok_or(TableError::NotEnoughPlayers)?;
+                if self.seats().filter(|&(i, s)| candidate(i, s)).count() == 2 {
+                    (first, first, second)
+                } else {
+                    let bb = self
+                        .next_seat(second, candidate)
+                        .ok_or(TableError::NotEnoughPlayers)?;
+                    (first, second, bb)
+                }
+            }
+            Some(last) => {
+                let bb = self
+                    .next_seat(last.big_blind, candidate)
+                    .ok_or(TableError::NotEnoughPlayers)?;
+                let sb = last.big_blind;
+                let n = self.seats.len() as u8;
+                let button = if last.small_blind == sb || last.small_blind == bb {
+                    // Coming out of heads-up the old small blind is the new big blind or
+                    // small blind: the button sits just before the small blind.
+                    (sb + n - 1) % n
+                } else {
+                    last.small_blind
+                };
+                (button, sb, bb)
+            }
+        };
+
+        let fresh = self.last.is_none();
+        let mut entrants: Vec<Entrant> = Vec::new();
+        for (i, s) in self.seats() {
+            if s.stack == 0 {
+                continue;
+            }
+            let post = match s.status {
+                SeatStatus::SittingOut => continue,
+                _ if i == big_blind => Post::BigBlind,
+                SeatStatus::Playing if i == small_blind => Post::SmallBlind,
+                SeatStatus::Playing => Post::Nothing,
+                SeatStatus::Waiting { .. } if fresh => {
+                    if i == small_blind {
+                        Post::SmallBlind
+                    } else {
+                        Post::Nothing
+                    }
+                }
+                SeatStatus::Waiting { post_now } => {
+                    // Between the button and the big blind a newcomer waits for the button
+                    // to pass.
+                    if !post_now || self.between(button, big_blind, i) || i == button {
+                        continue;
+                    }
+                    match (s.missed_big, s.missed_small) {
+                        (true, _) => Post::BigAndDeadSmall,
+                        (false, true) => Post::DeadSmallBlind,
+                        (false, false) => Post::BigBlind,
+                    }
+                }
+            };
+            entrants.push(Entrant {
+                seat: i,
+                stack: s.stack,
+                post,
+            });
+        }
+        if entrants.len() < 2 {
+            return Err(TableError::NotEnoughPlayers);
+        }
+        if entrants.len() == 2 {
+            // Heads-up: the player who is not the big blind has the button and posts the
+            // small blind.
+            for e in entrants.iter_mut() {
+                if e.seat != big_blind {
+                    e.post = Post::SmallBlind;
+                }
+            }
+            let other = entrants
+                .iter()
+                .find(|e| e.seat != big_blind)
+                .map(|e| e.seat)
+                .ok_or(TableError::NotEnoughPlayers)?;
+            return Ok((
+                Positions {
+                    button: other,
+                    small_blind: other,
+                    big_blind,
+                },
+                entrants,
+            ));
+        }
+        Ok((
+            Positions {
+                button,
+                small_blind,
+                big_blind,
+            },
+            entrants,
+        ))
+    }
+
+    /// A player's action in the running hand.
+    pub fn act(&mut self, seat: u8, action: Action) -> Result<Vec<Event>, ActionError> {
+        let hand = self.hand.as_mut().ok_or(ActionError::HandOver)?;
+        let mut events = hand.act(seat, action)?;
+        events.extend(self.fold_absent());
+        self.finish_if_over();
+        Ok(events)
+    }
+
+    /// The clock ran out for `seat`: check if allowed, otherwise fold; sit out next hand.
+    pub fn time_out(&mut self, seat: u8) -> Result<Vec<Event>, ActionError> {
+        let legal = self
+            .hand
+            .as_ref()
+            .and_then(Hand::legal)
+            .ok_or(ActionError::HandOver)?;
+        if legal.seat != seat {
+            return Err(ActionError::NotYourTurn {
+                expected: legal.seat,
+                got: seat,
+            });
+        }
+        if let Some(Some(s)) = self.seats.get_mut(seat as usize) {
+            s.sit_out_next = true;
+        }
+        let action = if legal.can_check {
+            Action::Check
+        } else {
+            Action::Fold
+        };
+        self.act(seat, action)
+    }
+
+    /// Folds (or checks) for players who left mid-hand when their turn comes.
+    fn fold_absent(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(hand) = self.hand.as_mut()
+            && let Some(legal) = hand.legal()
+            && self.seats[legal.seat as usize]
+                .as_ref()
+                .is_some_and(|s| s.leaving)
+        {
+            let action = if legal.can_check {
+                Action::Check
+            } else {
+                Action::Fold
+            };
+            match hand.act(legal.seat, action) {
+                Ok(e) => events.extend(e),
+                Err(_) => break,
+            }
+        }
+        self.finish_if_over();
+        events
+    }
+
+    /// Once the hand is over, stacks go back to the seats and deferred requests take effect.
+    fn finish_if_over(&mut self) {
+        let Some(result) = self.hand.as_ref().and_then(|h| h.result()).cloned() else {
+            return;
+        };
+        self.apply_result(&result);
+    }
+
+    fn apply_result(&mut self, result: &HandResult) {
+        for &(seat, stack) in &result.stacks {
+            if let Some(Some(s)) = self.seats.get_mut(seat as usize) {
+                s.stack = stack;
+            }
+        }
+        self.end_hand();
+    }
+
+    fn end_hand(&mut self) {
+        if let Some(p) = self.current.take() {
+            self.last = Some(p);
+        }
+        self.hand = None;
+        for s in self.seats.iter_mut().flatten() {
+            if s.sit_out_next || s.stack == 0 {
+                s.status = SeatStatus::SittingOut;
+                s.sit_out_next = false;
+            }
+        }
+    }
+
+    /// Seats that asked to leave during the hand; the server returns their stacks.
+    pub fn take_leavers(&mut self) -> Vec<(u8, Seat)> {
+        let mut gone = Vec::new();
+        for i in 0..self.seats.len() {
+            if self.in_hand(i as u8) {
+                continue;
+            }
+            if self.seats[i].as_ref().is_some_and(|s| s.leaving)
+                && let Some(s) = self.seats[i].take()
+            {
+                gone.push((i as u8, s));
+            }
+        }
+        gone
+    }
+
+    /// Abandons the running hand: every stack goes back to what it was when the hand started
+    /// (RULES.md §9), and the hand's players are sat out until they return.
+    pub fn void_hand(&mut self) -> Result<(), TableError> {
+        let hand = self.hand.take().ok_or(TableError::NoHand)?;
+        for (seat, stack) in hand.starting_stacks() {
+            if let Some(Some(s)) = self.seats.get_mut(seat as usize) {
+                s.stack = stack;
+                s.status = SeatStatus::SittingOut;
+            }
+        }
+        // The void hand does not move the button.
+        self.current = None;
+        Ok(())
+    }
+}

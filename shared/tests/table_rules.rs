@@ -1,0 +1,414 @@
+//! The table across hands: dead button, heads-up, joining, missed blinds, sitting out,
+//! buy-ins, the clock and voided hands (RULES.md §4, §7, §8, §9).
+
+use shared::hand::{Action, BlindKind, Event};
+use shared::table::{Leave, PlayerId, Positions, SeatStatus, Table, TableConfig, TableError};
+use shared::{Chips, Deck, Stakes};
+
+fn table(seats: u8) -> Table {
+    Table::new(TableConfig::new(Stakes::no_limit(5, 10), seats)).unwrap()
+}
+
+fn sit(t: &mut Table, seat: u8, post_now: bool) {
+    t.sit(
+        seat,
+        PlayerId(u128::from(seat) + 100),
+        format!("p{seat}"),
+        500,
+        post_now,
+    )
+    .unwrap();
+}
+
+/// Deals a hand and plays it out by checking or folding; returns its events.
+fn play_hand(t: &mut Table) -> Vec<Event> {
+    let mut events = t.start_hand(Deck::ordered()).unwrap();
+    while let Some(legal) = t.hand().and_then(|h| h.legal()) {
+        let action = if legal.can_check {
+            Action::Check
+        } else {
+            Action::Fold
+        };
+        events.extend(t.act(legal.seat, action).unwrap());
+    }
+    events
+}
+
+fn blinds(events: &[Event]) -> Vec<(u8, BlindKind)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::BlindPosted { seat, blind, .. } => Some((*seat, *blind)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn dealt(events: &[Event]) -> Vec<u8> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::HoleCards { seat, .. } => Some(*seat),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pos(button: u8, small_blind: u8, big_blind: u8) -> Option<Positions> {
+    Some(Positions {
+        button,
+        small_blind,
+        big_blind,
+    })
+}
+
+#[test]
+fn rule_4_dead_button_big_blind_moves_one_occupied_seat_every_hand() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    assert_eq!(t.positions(), pos(0, 2, 4));
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(2, 4, 6));
+    assert_eq!(blinds(&e), vec![(4, BlindKind::Small), (6, BlindKind::Big)]);
+    play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 6, 0));
+}
+
+#[test]
+fn rule_4_dead_small_blind_and_dead_button_when_players_leave() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2 and 4
+    assert!(matches!(t.leave(4).unwrap().0, Leave::Now(_)));
+    let e = play_hand(&mut t);
+    // The big blind moves on to 6; the small blind falls on the empty seat 4: nobody posts it.
+    assert_eq!(t.positions(), pos(2, 4, 6));
+    assert_eq!(blinds(&e), vec![(6, BlindKind::Big)]);
+    let e = play_hand(&mut t);
+    // The button falls on the empty seat 4: a dead button.
+    assert_eq!(t.positions(), pos(4, 6, 0));
+    assert_eq!(blinds(&e), vec![(6, BlindKind::Small), (0, BlindKind::Big)]);
+}
+
+#[test]
+fn rule_4_heads_up_button_posts_small_blind_and_nobody_posts_big_twice() {
+    let mut t = table(6);
+    for s in [1, 3] {
+        sit(&mut t, s, false);
+    }
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(1, 1, 3));
+    assert_eq!(blinds(&e), vec![(3, BlindKind::Big), (1, BlindKind::Small)]);
+    play_hand(&mut t);
+    assert_eq!(t.positions(), pos(3, 3, 1));
+}
+
+#[test]
+fn rule_4_going_heads_up_keeps_the_big_blind_moving() {
+    let mut t = table(6);
+    for s in [0, 2, 4] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    t.leave(0).unwrap();
+    let e = play_hand(&mut t);
+    // Big blind moves from 4 to 2; seat 4, which just paid it, has the button and small blind.
+    assert_eq!(t.positions(), pos(4, 4, 2));
+    // Listed in dealing order, from the first seat left of the button.
+    assert_eq!(blinds(&e), vec![(2, BlindKind::Big), (4, BlindKind::Small)]);
+}
+
+#[test]
+fn rule_4_leaving_heads_up_the_big_blind_keeps_moving() {
+    let mut t = table(6);
+    for s in [0, 3] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button/sb 0, bb 3
+    sit(&mut t, 5, true);
+    let e = play_hand(&mut t);
+    // Big blind moves on from 3 to 5 (the newcomer posts it), small blind on 3, button before it.
+    assert_eq!(blinds(&e), vec![(3, BlindKind::Small), (5, BlindKind::Big)]);
+    assert_eq!(t.positions().map(|p| p.big_blind), Some(5));
+    assert_eq!(dealt(&e).len(), 3);
+}
+
+#[test]
+fn rule_7_new_player_waits_for_the_big_blind_unless_posting() {
+    let mut t = table(9);
+    for s in [0, 2, 4] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    sit(&mut t, 8, false);
+    let e = play_hand(&mut t); // button 2, blinds 4, 0 — big blind skips 8? No: 8 is next after 4.
+    // Seat 8 is the next seat after the big blind: the big blind reaches it at once.
+    assert_eq!(t.positions(), pos(2, 4, 8));
+    assert!(dealt(&e).contains(&8));
+    assert_eq!(t.seat(8).unwrap().status, SeatStatus::Playing);
+}
+
+#[test]
+fn rule_7_waiting_player_is_dealt_in_only_when_the_big_blind_arrives() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    sit(&mut t, 1, false); // between the button and the blinds, waiting
+    let e = play_hand(&mut t); // button 2, blinds 4, 6
+    assert!(!dealt(&e).contains(&1));
+    let e = play_hand(&mut t); // button 4, blinds 6, 0
+    assert!(!dealt(&e).contains(&1));
+    let e = play_hand(&mut t); // big blind reaches 1
+    assert_eq!(t.positions(), pos(6, 0, 1));
+    assert!(dealt(&e).contains(&1));
+    assert!(blinds(&e).contains(&(1, BlindKind::Big)));
+}
+
+#[test]
+fn rule_7_new_player_may_post_a_live_big_blind_at_once() {
+    let mut t = table(9);
+    for s in [0, 2, 4] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    play_hand(&mut t); // button 2, blinds 4, 0
+    sit(&mut t, 3, true); // next hand: button 4, blinds 0 and 2; seat 3 is past the big blind
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 0, 2));
+    assert!(blinds(&e).contains(&(3, BlindKind::Big)));
+    assert!(dealt(&e).contains(&3));
+}
+
+#[test]
+fn rule_7_new_player_between_button_and_blinds_waits_even_if_posting() {
+    let mut t = table(9);
+    for s in [0, 3, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 3, 6
+    sit(&mut t, 4, true); // next hand: button 3, small blind 6 — 4 sits between them
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(3, 6, 0));
+    assert!(!dealt(&e).contains(&4));
+}
+
+#[test]
+fn rule_7_missed_blinds_are_posted_big_live_small_dead_on_return() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    t.sit_out(6).unwrap();
+    play_hand(&mut t); // big blind passes 6 (bb 0 after skipping 6)
+    assert!(t.seat(6).unwrap().missed_big);
+    t.sit_in(6, true).unwrap();
+    // Next hand has button 4 and big blind 2: seat 6 sits between them and waits.
+    let e = play_hand(&mut t);
+    assert!(!dealt(&e).contains(&6));
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(0, 2, 4));
+    let posted = blinds(&e);
+    assert!(posted.contains(&(6, BlindKind::Big)), "{posted:?}");
+    assert!(posted.contains(&(6, BlindKind::DeadSmall)), "{posted:?}");
+    assert!(!t.seat(6).unwrap().missed_big);
+}
+
+#[test]
+fn rule_7_returning_player_may_wait_for_the_big_blind_instead_of_paying() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    t.sit_out(6).unwrap();
+    play_hand(&mut t);
+    t.sit_in(6, false).unwrap();
+    let e = play_hand(&mut t);
+    assert!(!dealt(&e).contains(&6));
+    let mut hands = 0;
+    loop {
+        let e = play_hand(&mut t);
+        hands += 1;
+        if dealt(&e).contains(&6) {
+            assert_eq!(t.positions().map(|p| p.big_blind), Some(6));
+            assert!(!blinds(&e).contains(&(6, BlindKind::DeadSmall)));
+            break;
+        }
+        assert!(hands < 5);
+    }
+}
+
+#[test]
+fn rule_7_players_sat_out_too_long_are_stood_up_with_their_stack() {
+    let mut config = TableConfig::new(Stakes::no_limit(5, 10), 6);
+    config.max_hands_sat_out = 2;
+    let mut t = Table::new(config).unwrap();
+    for s in [0, 1, 2] {
+        sit(&mut t, s, false);
+    }
+    t.sit_out(2).unwrap();
+    play_hand(&mut t);
+    assert!(t.stand_up_idle().is_empty());
+    play_hand(&mut t);
+    let gone = t.stand_up_idle();
+    assert_eq!(gone.len(), 1);
+    assert_eq!((gone[0].0, gone[0].1.stack), (2, 500));
+    assert!(t.seat(2).is_none());
+}
+
+#[test]
+fn rule_7_buy_in_is_between_10_and_100_small_bets_by_default() {
+    let mut t = Table::new(TableConfig::new(Stakes::fixed_limit(10), 6)).unwrap();
+    assert_eq!(
+        t.sit(0, PlayerId(1), "a".into(), 99, false),
+        Err(TableError::BuyInOutOfRange {
+            amount: 99,
+            min: 100,
+            max: 1000
+        })
+    );
+    assert_eq!(
+        t.sit(0, PlayerId(1), "a".into(), 1001, false),
+        Err(TableError::BuyInOutOfRange {
+            amount: 1001,
+            min: 100,
+            max: 1000
+        })
+    );
+    t.sit(0, PlayerId(1), "a".into(), 100, false).unwrap();
+    assert_eq!(
+        t.sit(0, PlayerId(2), "b".into(), 100, false),
+        Err(TableError::SeatTaken(0))
+    );
+    assert_eq!(
+        t.sit(1, PlayerId(1), "a".into(), 100, false),
+        Err(TableError::AlreadySeated)
+    );
+    assert_eq!(
+        t.sit(6, PlayerId(3), "c".into(), 100, false),
+        Err(TableError::NoSuchSeat(6))
+    );
+}
+
+#[test]
+fn rule_7_top_up_only_between_hands_and_up_to_the_maximum() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 1, false);
+    t.start_hand(Deck::ordered()).unwrap();
+    assert_eq!(t.top_up(0, 10), Err(TableError::HandInProgress));
+    while let Some(l) = t.hand().and_then(|h| h.legal()) {
+        t.act(l.seat, Action::Fold).unwrap();
+    }
+    let stack = t.seat(0).unwrap().stack;
+    assert_eq!(
+        t.top_up(0, 1000 - stack + 1),
+        Err(TableError::TopUpTooLarge { max: 1000 })
+    );
+    t.top_up(0, 1000 - stack).unwrap();
+    assert_eq!(t.seat(0).unwrap().stack, 1000);
+}
+
+#[test]
+fn rule_8_clock_expiry_checks_or_folds_and_sits_the_player_out() {
+    let mut t = table(6);
+    for s in [0, 1, 2] {
+        sit(&mut t, s, false);
+    }
+    t.start_hand(Deck::ordered()).unwrap();
+    let seat = t.hand().unwrap().to_act().unwrap();
+    let events = t.time_out(seat).unwrap();
+    assert!(matches!(
+        events[0],
+        Event::Acted {
+            action: shared::hand::Acted::Fold,
+            ..
+        }
+    ));
+    while let Some(l) = t.hand().and_then(|h| h.legal()) {
+        t.act(
+            l.seat,
+            if l.can_check {
+                Action::Check
+            } else {
+                Action::Call
+            },
+        )
+        .unwrap();
+    }
+    assert_eq!(t.seat(seat).unwrap().status, SeatStatus::SittingOut);
+}
+
+#[test]
+fn leaving_mid_hand_folds_at_the_players_turn_and_frees_the_seat_after() {
+    let mut t = table(6);
+    for s in [0, 1, 2] {
+        sit(&mut t, s, false);
+    }
+    t.start_hand(Deck::ordered()).unwrap();
+    let total = t.chips_on_table();
+    let to_act = t.hand().unwrap().to_act().unwrap();
+    let (leave, events) = t.leave(to_act).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Acted { seat, .. } if *seat == to_act))
+    );
+    assert_eq!(leave, Leave::AfterHand);
+    while let Some(l) = t.hand().and_then(|h| h.legal()) {
+        t.act(
+            l.seat,
+            if l.can_check {
+                Action::Check
+            } else {
+                Action::Call
+            },
+        )
+        .unwrap();
+    }
+    let gone = t.take_leavers();
+    assert_eq!(gone.len(), 1);
+    let returned: Chips = gone[0].1.stack;
+    assert_eq!(t.chips_on_table() + returned, total);
+}
+
+#[test]
+fn rule_9_voiding_a_hand_restores_every_starting_stack() {
+    let mut t = table(6);
+    for s in [0, 1, 2] {
+        sit(&mut t, s, false);
+    }
+    t.start_hand(Deck::ordered()).unwrap();
+    let seat = t.hand().unwrap().to_act().unwrap();
+    t.act(seat, Action::RaiseTo { to: 300 }).unwrap();
+    t.void_hand().unwrap();
+    for s in [0, 1, 2] {
+        assert_eq!(t.seat(s).unwrap().stack, 500);
+        assert_eq!(t.seat(s).unwrap().status, SeatStatus::SittingOut);
+    }
+    assert!(t.hand().is_none());
+}
+
+#[test]
+fn a_table_needs_two_ready_players() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    assert_eq!(
+        t.start_hand(Deck::ordered()).err(),
+        Some(TableError::NotEnoughPlayers)
+    );
+    sit(&mut t, 1, false);
+    t.sit_out(1).unwrap();
+    assert_eq!(
+        t.start_hand(Deck::ordered()).err(),
+        Some(TableError::NotEnoughPlayers)
+    );
+}
