@@ -294,6 +294,8 @@ pub struct Hand {
     bets_made: u8,
     last_aggressor: Option<usize>,
     to_act: Option<usize>,
+    /// Seats whose hole cards have been turned face up (all-in or showdown).
+    shown: Vec<u8>,
     result: Option<HandResult>,
 }
 
@@ -400,6 +402,7 @@ impl Hand {
             bets_made: 1,
             last_aggressor: None,
             to_act: None,
+            shown: Vec::new(),
             result: None,
         };
         let bb_distance = clockwise_from(setup.button, setup.big_blind_seat);
@@ -770,6 +773,12 @@ impl Hand {
             return;
         }
         if able < 2 {
+            self.shown = self
+                .players
+                .iter()
+                .filter(|p| !p.folded)
+                .map(|p| p.seat)
+                .collect();
             events.push(Event::HandsFaceUp {
                 hands: self
                     .players
@@ -867,7 +876,12 @@ impl Hand {
         }
 
         if live.len() > 1 {
-            self.reveal(&live, &showdown, &settled, events);
+            let shown = self.reveal(&live, &showdown, &settled, events);
+            for seat in shown {
+                if !self.shown.contains(&seat) {
+                    self.shown.push(seat);
+                }
+            }
         }
         let mut total_rake = 0;
         let mut result_pots = Vec::with_capacity(settled.len());
@@ -922,7 +936,8 @@ impl Hand {
         showdown: &[Option<Showdown>],
         settled: &[(usize, Pot, Chips, Vec<Award>)],
         events: &mut Vec<Event>,
-    ) {
+    ) -> Vec<u8> {
+        let mut shown = Vec::new();
         let faced_up = events
             .iter()
             .any(|e| matches!(e, Event::HandsFaceUp { .. }));
@@ -940,15 +955,29 @@ impl Hand {
                 .iter()
                 .any(|(_, _, _, awards)| awards.iter().any(|a| a.seat == p.seat && a.amount > 0));
             match showdown[i] {
-                Some(s) if faced_up || k == 0 || wins => events.push(Event::Shown {
-                    seat: p.seat,
-                    cards: p.hole,
-                    high: s.high,
-                    low: s.low,
-                }),
+                Some(s) if faced_up || k == 0 || wins => {
+                    shown.push(p.seat);
+                    events.push(Event::Shown {
+                        seat: p.seat,
+                        cards: p.hole,
+                        high: s.high,
+                        low: s.low,
+                    })
+                }
                 _ => events.push(Event::Mucked { seat: p.seat }),
             }
         }
+        shown
+    }
+
+    /// Whether `seat`'s hole cards are face up for everyone.
+    pub fn is_shown(&self, seat: u8) -> bool {
+        self.shown.contains(&seat)
+    }
+
+    /// Whether `seat` was dealt in and has not folded.
+    pub fn is_live(&self, seat: u8) -> bool {
+        self.player(seat).is_some_and(|p| !p.folded)
     }
 
     /// Chips each seat had when the hand started (for voiding an interrupted hand).

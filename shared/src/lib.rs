@@ -9,8 +9,10 @@ pub mod card;
 pub mod eval;
 pub mod hand;
 pub mod pot;
+pub mod protocol;
 pub mod rules;
 pub mod table;
+pub mod view;
 
 pub use card::{Card, CardError, Deck, Rank, Suit};
 pub use hand::{Action, ActionError, Event, Hand, HandSetup, Legal};

@@ -190,8 +190,13 @@ impl Table {
             .map(|(i, _)| i)
     }
 
+    /// The running hand, or the last finished one until the next is dealt.
     pub fn hand(&self) -> Option<&Hand> {
         self.hand.as_ref()
+    }
+
+    pub fn hand_running(&self) -> bool {
+        self.hand.as_ref().is_some_and(|h| !h.is_over())
     }
 
     pub fn positions(&self) -> Option<Positions> {
@@ -205,7 +210,12 @@ impl Table {
             .filter(|(i, _)| !self.in_hand(*i))
             .map(|(_, s)| s.stack)
             .sum();
-        idle + self.hand.as_ref().map_or(0, |h| h.chips_in_play())
+        let running = self
+            .hand
+            .as_ref()
+            .filter(|h| !h.is_over())
+            .map_or(0, |h| h.chips_in_play());
+        idle + running
     }
 
     fn in_hand(&self, seat: u8) -> bool {
@@ -369,7 +379,7 @@ impl Table {
 
     /// Works out the positions and posts for the next hand, deals it and starts it.
     pub fn start_hand(&mut self, deck: Deck) -> Result<Vec<Event>, TableError> {
-        if self.hand.as_ref().is_some_and(|h| !h.is_over()) {
+        if self.hand_running() {
             return Err(TableError::HandRunning);
         }
         let (positions, entrants) = self.plan()?;
@@ -592,6 +602,9 @@ impl Table {
 
     /// Once the hand is over, stacks go back to the seats and deferred requests take effect.
     fn finish_if_over(&mut self) {
+        if self.current.is_none() {
+            return; // already applied
+        }
         let Some(result) = self.hand.as_ref().and_then(|h| h.result()).cloned() else {
             return;
         };
@@ -611,7 +624,7 @@ impl Table {
         if let Some(p) = self.current.take() {
             self.last = Some(p);
         }
-        self.hand = None;
+        // The finished hand stays for the table view (results, shown cards) until the next.
         for s in self.seats.iter_mut().flatten() {
             if s.sit_out_next || s.stack == 0 {
                 s.status = SeatStatus::SittingOut;
@@ -639,6 +652,9 @@ impl Table {
     /// Abandons the running hand: every stack goes back to what it was when the hand started
     /// (RULES.md §9), and the hand's players are sat out until they return.
     pub fn void_hand(&mut self) -> Result<(), TableError> {
+        if !self.hand_running() {
+            return Err(TableError::NoHand);
+        }
         let hand = self.hand.take().ok_or(TableError::NoHand)?;
         for (seat, stack) in hand.starting_stacks() {
             if let Some(Some(s)) = self.seats.get_mut(seat as usize) {

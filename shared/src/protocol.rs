@@ -1,0 +1,207 @@
+//! The wire protocol between the browser and the server (JSON over one WebSocket).
+//!
+//! These types are separate from the engine's state on purpose: nothing in `hand` or `table`
+//! is sent as is. Game state reaches a client only through [`crate::view`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::hand::{Action, Event, Legal, Street};
+use crate::pot::Pot;
+use crate::rules::{Chips, Stakes};
+use crate::table::SeatStatus;
+
+/// Longest chat line accepted, in characters.
+pub const MAX_CHAT_CHARS: usize = 200;
+
+pub type TableId = String;
+
+/// An action the player has chosen before their turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreAction {
+    /// Check if possible, otherwise fold.
+    CheckFold,
+    /// Call whatever is bet (or check).
+    CallAny,
+    /// Fold to any bet; check if nobody bets.
+    FoldToAnyBet,
+}
+
+/// Client → server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    SubscribeLobby,
+    /// Watch a table (no account needed).
+    Watch {
+        table: TableId,
+    },
+    Unwatch {
+        table: TableId,
+    },
+    /// Take a seat, moving `buy_in` chips from the balance.
+    Sit {
+        table: TableId,
+        seat: u8,
+        buy_in: Chips,
+        /// Post a big blind at once rather than wait for it.
+        #[serde(default)]
+        post_now: bool,
+    },
+    /// `hand` is the hand number the client saw: an action meant for an earlier hand is
+    /// refused rather than applied to the wrong one.
+    Act {
+        table: TableId,
+        hand: u64,
+        action: Action,
+    },
+    PreSelect {
+        table: TableId,
+        pre: Option<PreAction>,
+    },
+    SitOut {
+        table: TableId,
+    },
+    SitIn {
+        table: TableId,
+        #[serde(default)]
+        post_now: bool,
+    },
+    TopUp {
+        table: TableId,
+        amount: Chips,
+    },
+    Leave {
+        table: TableId,
+    },
+    Chat {
+        table: TableId,
+        text: String,
+    },
+    /// Ask for a full snapshot (after a gap in sequence numbers).
+    Resync {
+        table: TableId,
+    },
+    Ping,
+}
+
+/// A seat as one viewer sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub seat: u8,
+    pub name: String,
+    pub stack: Chips,
+    /// Chips in front of the player this betting round.
+    pub bet: Chips,
+    pub status: SeatStatus,
+    /// Dealt into the current (or last) hand and not folded.
+    pub live: bool,
+    pub all_in: bool,
+    /// Hole cards, present only when this viewer may see them.
+    pub cards: Option<[Card; 4]>,
+}
+
+/// One table as one viewer (a player in a seat, or a spectator) may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableView {
+    pub stakes: Stakes,
+    pub seat_count: u8,
+    pub min_buy_in: Chips,
+    pub max_buy_in: Chips,
+    pub hand: u64,
+    pub hand_running: bool,
+    pub seats: Vec<Option<SeatView>>,
+    pub button: Option<u8>,
+    pub small_blind: Option<u8>,
+    pub big_blind: Option<u8>,
+    pub street: Option<Street>,
+    pub board: Vec<Card>,
+    pub pots: Vec<Pot>,
+    pub to_act: Option<u8>,
+    /// The viewer's seat, if seated.
+    pub you: Option<u8>,
+    /// The viewer's legal actions when it is their turn.
+    pub legal: Option<Legal>,
+}
+
+/// An event as one viewer may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ViewEvent {
+    /// An event with nothing hidden in it.
+    Public(Event),
+    /// Hole cards were dealt to `seat`; `cards` only for their owner.
+    Dealt(Dealt),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename = "dealt")]
+pub struct Dealt {
+    pub seat: u8,
+    pub cards: Option<[Card; 4]>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyTable {
+    pub id: TableId,
+    pub name: String,
+    pub stakes: Stakes,
+    pub seats_taken: u8,
+    pub seat_count: u8,
+    pub average_pot: Chips,
+    pub hands_per_hour: u32,
+    pub spectators: u32,
+}
+
+/// Machine-readable error codes so the client can react (and translate) without parsing text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    BadMessage,
+    TooLarge,
+    RateLimited,
+    NotLoggedIn,
+    NoSuchTable,
+    IllegalAction,
+    StaleHand,
+    Seat,
+    InsufficientBalance,
+    ChatRejected,
+    Internal,
+}
+
+/// Server → client. Table messages carry the table's sequence number; a client that sees a
+/// gap sends `Resync`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    Lobby {
+        tables: Vec<LobbyTable>,
+    },
+    LobbyUpdate {
+        table: LobbyTable,
+    },
+    Snapshot {
+        table: TableId,
+        seq: u64,
+        view: Box<TableView>,
+    },
+    Events {
+        table: TableId,
+        seq: u64,
+        events: Vec<ViewEvent>,
+        view: Box<TableView>,
+    },
+    Chat {
+        table: TableId,
+        seq: u64,
+        from: String,
+        text: String,
+    },
+    Error {
+        code: ErrorCode,
+        message: String,
+    },
+    Pong,
+}
