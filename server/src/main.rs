@@ -1,1 +1,164 @@
-fn main() {}
+//! The `scoop` binary: the poker room server and its developer tools.
+
+mod phh;
+mod replay;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use serde_json::json;
+use shared::card::{Card, format_cards};
+use shared::eval::best_hands;
+
+#[derive(Parser)]
+#[command(
+    name = "scoop",
+    version,
+    about = "Scoop: Omaha Hi/Lo 8-or-better poker room"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Best high and 8-or-better low of four hole cards on a five-card board
+    /// (exactly two hole cards and three board cards each).
+    ///
+    /// Example: scoop eval AhKd2c3s 2h3h4h5h6h
+    Eval {
+        /// Four hole cards, e.g. AhKd2c3s
+        hole: String,
+        /// Five board cards, e.g. 2h3h4h5h6h
+        board: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay PHH hand histories through the engine; prints one JSON line per hand.
+    ///
+    /// Reads `.phh` files (one hand) and `.phhs` files (tables [1], [2], ... each one hand).
+    /// Supported subset of the PHH spec: variant FO/8 (fixed-limit Omaha hi/lo 8 or better),
+    /// and PO/8 and NO/8 (pot limit and no limit; Scoop's extension codes); small and big
+    /// blind only (no antes or straddles); integer amounts. Seats as in the spec: p1 is first
+    /// left of the button and the last player is the button; heads-up p1 is the big blind
+    /// and p2 the button and small blind. Actions: `d dh pN CARDS` (`????` hidden), `d db
+    /// CARDS`, `pN f`, `pN cc`, `pN cbr AMOUNT` (to AMOUNT this street), `pN sm ...` (read,
+    /// not checked: the engine decides who shows). Exits 1 if any hand is illegal,
+    /// unfinished, or ends with stacks different from its `finishing_stacks`.
+    Replay {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("scoop: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Eval { hole, board, json } => eval(&hole, &board, json),
+        Command::Replay { files } => replay_files(&files),
+    }
+}
+
+fn eval(hole: &str, board: &str, as_json: bool) -> anyhow::Result<ExitCode> {
+    let hole = Card::parse_exact::<4>(hole).context("hole cards")?;
+    let board = Card::parse_exact::<5>(board).context("board")?;
+    if let Some(c) = hole.iter().find(|c| board.contains(c)) {
+        anyhow::bail!("card {c} is both in the hand and on the board");
+    }
+    let (high, low) = best_hands(&hole, &board);
+    if as_json {
+        let low = low.map(|l| json!({"cards": format_cards(&l.cards), "label": l.value.label()}));
+        let out = json!({
+            "high": {"cards": format_cards(&high.cards), "label": high.value.label()},
+            "low": low,
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "High: {} ({})",
+            high.value.label(),
+            format_cards(&high.cards)
+        );
+        match low {
+            Some(l) => println!("Low:  {} ({})", l.value.label(), format_cards(&l.cards)),
+            None => println!("Low:  no low"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn replay_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for path in files {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let hands = match phh::parse_file(&text, &file_name) {
+            Ok(hands) => hands,
+            Err(e) => {
+                failed = true;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"file": file_name, "error": e.to_string()})
+                )?;
+                continue;
+            }
+        };
+        for (name, hand) in hands {
+            let label = match name.parse::<u64>() {
+                Ok(i) => json!(i),
+                Err(_) => json!(name),
+            };
+            let line = match hand {
+                Err(e) => {
+                    failed = true;
+                    json!({"hand": label, "file": file_name, "error": e.to_string()})
+                }
+                Ok(hand) => match replay::replay(&hand) {
+                    Err(e) => {
+                        failed = true;
+                        json!({"hand": label, "file": file_name, "error": e.to_string()})
+                    }
+                    Ok(stacks) => match &hand.finishing_stacks {
+                        Some(expected) if *expected != stacks => {
+                            failed = true;
+                            json!({
+                                "hand": label,
+                                "finishing_stacks": stacks,
+                                "mismatch": {"file_finishing_stacks": expected},
+                            })
+                        }
+                        _ => json!({"hand": label, "finishing_stacks": stacks}),
+                    },
+                },
+            };
+            writeln!(out, "{line}")?;
+        }
+    }
+    out.flush()?;
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -95,3 +95,33 @@ impl BoardEval {
         evaluate(hole, &self.0)
     }
 }
+pub struct MadeHand<V> {
+    pub value: V,
+    pub cards: [Card; 5],
+}
+impl HighValue {
+    pub fn label(self) -> String {
+        format!("{self:?}")
+    }
+}
+impl LowValue {
+    pub fn label(self) -> String {
+        format!("{self:?}")
+    }
+}
+pub fn best_hands(
+    hole: &[Card; 4],
+    board: &[Card; 5],
+) -> (MadeHand<HighValue>, Option<MadeHand<LowValue>>) {
+    let s = evaluate(hole, board);
+    (
+        MadeHand {
+            value: s.high,
+            cards: *board,
+        },
+        s.low.map(|v| MadeHand {
+            value: v,
+            cards: *board,
+        }),
+    )
+}

@@ -78,9 +78,7 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         Viewer::Seat(s) if table.seat(s).is_some() => Some(s),
         _ => None,
     };
-    let legal = hand
-        .and_then(|h| h.legal())
-        .filter(|l| you == Some(l.seat));
+    let legal = hand.and_then(|h| h.legal()).filter(|l| you == Some(l.seat));
     TableView {
         stakes: config.stakes,
         seat_count: config.seats,
@@ -136,8 +134,14 @@ mod tests {
                 .map(|e| serde_json::to_string(&project(e, viewer)).unwrap())
                 .collect();
             let view = serde_json::to_string(&table_view(&t, viewer, 1)).unwrap();
-            assert!(!cards_in(&json, &t, 0), "{viewer:?} saw seat 0's cards in events");
-            assert!(!cards_in(&view, &t, 0), "{viewer:?} saw seat 0's cards in the view");
+            assert!(
+                !cards_in(&json, &t, 0),
+                "{viewer:?} saw seat 0's cards in events"
+            );
+            assert!(
+                !cards_in(&view, &t, 0),
+                "{viewer:?} saw seat 0's cards in the view"
+            );
         }
         let own = serde_json::to_string(&table_view(&t, Viewer::Seat(0), 1)).unwrap();
         assert!(cards_in(&own, &t, 0));

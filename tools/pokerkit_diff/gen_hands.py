@@ -172,6 +172,7 @@ class RoundModel:
     short_sum: int = 0  # short all-in raises since the last full raise
     short_seen: bool = False  # any short all-in raise in this round
     half_bet_allin: bool = False  # FL: an all-in raise of >= half a bet
+    short_kinds: set[str] = field(default_factory=set)  # for the log
 
     def __post_init__(self) -> None:
         if self.street == 0:
@@ -228,6 +229,8 @@ class RoundModel:
             self.short_sum = 0
             return
         self.short_seen = True
+        self.short_kinds.add('opening bet below the minimum' if cur_before == 0
+                             else 'short raise')
         self.short_sum += inc
         self.acted.add(p)
         if self.short_sum >= self.min_increment():
@@ -492,6 +495,8 @@ class HandGenerator:
     def __init__(self, seed: int, log: DisagreementLog):
         self.rng = random.Random(seed)
         self.log = log
+        self.idle_checks = 0     # pokerkit asks for a check nobody needs
+        self.idle_example = ''
 
     def play(self, hand_id: int, variant: str):
         rng = self.rng
@@ -543,6 +548,12 @@ class HandGenerator:
         pot_total = sum(-x for x in state.payoffs)  # chips put in so far
         cur = max(bets)
         call = state.checking_or_calling_amount
+        if not call and not any(stacks[i] for i in live if i != p):
+            # Everyone else is all-in and p owes nothing: pokerkit still
+            # asks p to act (only a check is possible).  Recorded as 'pN cc'.
+            self.idle_checks += 1
+            self.idle_example = self.idle_example or (
+                f'hand {hand_id} {STREET_NAMES[state.street_index]} p{p + 1}')
 
         ours, why = model.raise_range(bets, stacks, live, pot_total, p)
         try:
@@ -594,7 +605,10 @@ class HandGenerator:
                 cur, bets, stacks):
         """Log any difference; return the raise-to range both accept."""
         where = 'preflop' if model.street == 0 else 'postflop'
-        ctx = ' after a short all-in' if model.short_seen else ''
+        ctx = ''
+        if model.short_seen:
+            ctx = (' after an all-in '
+                   + ' + '.join(sorted(model.short_kinds)))
         if model.half_bet_allin:
             ctx += ' after an FL all-in raise of at least half a bet'
         ex = (f'hand {hand_id} {STREET_NAMES[model.street]} p{p + 1} '
@@ -725,6 +739,8 @@ def main(argv=None) -> int:
                 'pots merged after hand killing', 'unexplained'):
         print(f'  because: {key}: {c["because: " + key]}', file=err)
     print('  (a hand can have several causes)', file=err)
+    print(f'pokerkit asked for a check that nobody needs (all others all-in):'
+          f' {gen.idle_checks} times, e.g. {gen.idle_example}', file=err)
     print('betting-limit disagreements, pokerkit vs house formulas '
           '(raises were never chosen in these spots):', file=err)
     log.report(err)
