@@ -136,7 +136,7 @@ impl Card {
             .chars()
             .filter(|c| !c.is_whitespace() && *c != ',')
             .collect();
-        if chars.len() % 2 != 0 {
+        if !chars.len().is_multiple_of(2) {
             return Err(CardError::Malformed(text.to_string()));
         }
         let mut cards = Vec::with_capacity(chars.len() / 2);
@@ -293,7 +293,10 @@ mod tests {
         for bad in ["", "A", "Ahh", "1h", "Ax", "10h", "??"] {
             assert!(bad.parse::<Card>().is_err(), "{bad}");
         }
-        assert!(matches!(Card::parse_many("AhK"), Err(CardError::Malformed(_))));
+        assert!(matches!(
+            Card::parse_many("AhK"),
+            Err(CardError::Malformed(_))
+        ));
     }
 
     #[test]
