@@ -34,7 +34,7 @@ step "wasm32 target" wasm_target
 step "shared builds for wasm32" cargo build -p shared --target wasm32-unknown-unknown --locked
 step "unit and integration tests" cargo test --workspace --locked
 step "evaluator equals brute force on 1,000,000 deals (release)" \
-    cargo test --release -p shared --locked --test evaluator_reference -- --include-ignored
+    env SCOOP_EVAL_DEALS=1000000 cargo test --release -p shared --locked --test eval oracle::
 step "differential test against pokerkit" bash tools/pokerkit_diff/check.sh
 
 echo
