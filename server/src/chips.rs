@@ -1,0 +1,565 @@
+//! The money layer: balances, chips on tables and the ledger.
+//!
+//! Every function here is one Postgres transaction. Every change to a balance writes a ledger
+//! row in the same transaction; balances can never go negative (a CHECK in the schema backs
+//! the check made here). Functions that a client can retry take an idempotency key: the second
+//! call with the same key changes nothing and answers [`Outcome::Replayed`].
+
+use serde::Serialize;
+use shared::rules::Chips;
+use sqlx::{PgPool, Postgres, Row, Transaction};
+use thiserror::Error;
+use uuid::Uuid;
+
+/// Largest amount accepted anywhere: it must fit Postgres' bigint with room to add.
+pub const MAX_AMOUNT: Chips = 1 << 50;
+
+#[derive(Debug, Error)]
+pub enum ChipsError {
+    #[error("amount must be between 1 and {MAX_AMOUNT}")]
+    InvalidAmount,
+    #[error("not enough chips: balance is {balance}")]
+    InsufficientBalance { balance: i64 },
+    #[error("that seat is taken")]
+    SeatTaken,
+    #[error("you already have a seat at this table")]
+    AlreadySeated,
+    #[error("you have no seat at this table")]
+    NotSeated,
+    #[error("no such account")]
+    NoAccount,
+    #[error("a refill is available when your chips are below {below} and once every {hours} hours")]
+    RefillNotEligible { below: u64, hours: u32 },
+    #[error("hand {0} does not balance: chips would be created or lost")]
+    Unbalanced(Uuid),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Whether a request was applied now or had been applied before under the same key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome<T> {
+    Applied(T),
+    Replayed,
+}
+
+fn amount(chips: Chips) -> Result<i64, ChipsError> {
+    if chips == 0 || chips > MAX_AMOUNT {
+        return Err(ChipsError::InvalidAmount);
+    }
+    i64::try_from(chips).map_err(|_| ChipsError::InvalidAmount)
+}
+
+/// Locks the account row for the rest of the transaction and returns its balance. Every
+/// balance change goes through this, so requests of one account apply one at a time.
+async fn lock_account(tx: &mut Transaction<'_, Postgres>, account: Uuid) -> Result<i64, ChipsError> {
+    let row = sqlx::query("SELECT balance FROM accounts WHERE id = $1 FOR UPDATE")
+        .bind(account)
+        .fetch_optional(&mut **tx)
+        .await?;
+    row.map(|r| r.get::<i64, _>(0)).ok_or(ChipsError::NoAccount)
+}
+
+async fn already_applied(
+    tx: &mut Transaction<'_, Postgres>,
+    account: Uuid,
+    key: &str,
+) -> Result<bool, ChipsError> {
+    let row = sqlx::query("SELECT 1 FROM ledger WHERE account_id = $1 AND idempotency_key = $2")
+        .bind(account)
+        .bind(key)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// A ledger row about one account.
+struct Entry<'a> {
+    account: Uuid,
+    kind: &'a str,
+    amount: i64,
+    balance_after: i64,
+    table_id: Option<&'a str>,
+    seat: Option<i16>,
+    hand: Option<Uuid>,
+    key: Option<&'a str>,
+}
+
+async fn write(tx: &mut Transaction<'_, Postgres>, e: Entry<'_>) -> Result<(), ChipsError> {
+    sqlx::query(
+        "INSERT INTO ledger (account_id, kind, amount, balance_after, table_id, seat, hand_id, \
+         idempotency_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(e.account)
+    .bind(e.kind)
+    .bind(e.amount)
+    .bind(e.balance_after)
+    .bind(e.table_id)
+    .bind(e.seat)
+    .bind(e.hand)
+    .bind(e.key)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn set_balance(
+    tx: &mut Transaction<'_, Postgres>,
+    account: Uuid,
+    delta: i64,
+) -> Result<i64, ChipsError> {
+    let row = sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance")
+        .bind(account)
+        .bind(delta)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(row.get(0))
+}
+
+/// Creates an account holding `grant` chips, with its grant ledger row.
+pub async fn create_account(
+    tx: &mut Transaction<'_, Postgres>,
+    id: Uuid,
+    username: &str,
+    password_hash: &str,
+    grant: Chips,
+) -> Result<(), sqlx::Error> {
+    let grant = i64::try_from(grant.min(MAX_AMOUNT)).unwrap_or(0);
+    sqlx::query(
+        "INSERT INTO accounts (id, username, username_key, password_hash, balance) \
+         VALUES ($1, $2, lower($2), $3, $4)",
+    )
+    .bind(id)
+    .bind(username)
+    .bind(password_hash)
+    .bind(grant)
+    .execute(&mut **tx)
+    .await?;
+    if grant > 0 {
+        sqlx::query(
+            "INSERT INTO ledger (account_id, kind, amount, balance_after) VALUES ($1, 'grant', $2, $2)",
+        )
+        .bind(id)
+        .bind(grant)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Moves `chips` from the balance to a new seat at a table.
+pub async fn buy_in(
+    pool: &PgPool,
+    account: Uuid,
+    table_id: &str,
+    seat: u8,
+    chips: Chips,
+    key: &str,
+) -> Result<Outcome<i64>, ChipsError> {
+    let chips = amount(chips)?;
+    let mut tx = pool.begin().await?;
+    let balance = lock_account(&mut tx, account).await?;
+    if already_applied(&mut tx, account, key).await? {
+        return Ok(Outcome::Replayed);
+    }
+    if balance < chips {
+        return Err(ChipsError::InsufficientBalance { balance });
+    }
+    let inserted = sqlx::query(
+        "INSERT INTO table_seats (table_id, seat, account_id, stack) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(table_id)
+    .bind(i16::from(seat))
+    .bind(account)
+    .bind(chips)
+    .execute(&mut *tx)
+    .await;
+    if let Err(sqlx::Error::Database(e)) = &inserted {
+        match e.constraint() {
+            Some("table_seats_pkey") => return Err(ChipsError::SeatTaken),
+            Some("table_seats_table_id_account_id_key") => return Err(ChipsError::AlreadySeated),
+            _ => {}
+        }
+    }
+    inserted?;
+    let balance_after = set_balance(&mut tx, account, -chips).await?;
+    write(
+        &mut tx,
+        Entry {
+            account,
+            kind: "buy_in",
+            amount: -chips,
+            balance_after,
+            table_id: Some(table_id),
+            seat: Some(i16::from(seat)),
+            hand: None,
+            key: Some(key),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Outcome::Applied(balance_after))
+}
+
+/// Adds chips from the balance to the account's seat at a table (between hands: the caller
+/// checks that).
+pub async fn top_up(
+    pool: &PgPool,
+    account: Uuid,
+    table_id: &str,
+    chips: Chips,
+    key: &str,
+) -> Result<Outcome<i64>, ChipsError> {
+    let chips = amount(chips)?;
+    let mut tx = pool.begin().await?;
+    let balance = lock_account(&mut tx, account).await?;
+    if already_applied(&mut tx, account, key).await? {
+        return Ok(Outcome::Replayed);
+    }
+    if balance < chips {
+        return Err(ChipsError::InsufficientBalance { balance });
+    }
+    let seat = sqlx::query(
+        "UPDATE table_seats SET stack = stack + $3 WHERE table_id = $1 AND account_id = $2 \
+         RETURNING seat",
+    )
+    .bind(table_id)
+    .bind(account)
+    .bind(chips)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(ChipsError::NotSeated)?
+    .get::<i16, _>(0);
+    let balance_after = set_balance(&mut tx, account, -chips).await?;
+    write(
+        &mut tx,
+        Entry {
+            account,
+            kind: "top_up",
+            amount: -chips,
+            balance_after,
+            table_id: Some(table_id),
+            seat: Some(seat),
+            hand: None,
+            key: Some(key),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Outcome::Applied(balance_after))
+}
+
+/// Frees the account's seat and moves its whole stack back to the balance. Returns the chips
+/// moved.
+pub async fn cash_out(
+    pool: &PgPool,
+    account: Uuid,
+    table_id: &str,
+    key: &str,
+) -> Result<Outcome<i64>, ChipsError> {
+    let mut tx = pool.begin().await?;
+    lock_account(&mut tx, account).await?;
+    if already_applied(&mut tx, account, key).await? {
+        return Ok(Outcome::Replayed);
+    }
+    let row = sqlx::query(
+        "DELETE FROM table_seats WHERE table_id = $1 AND account_id = $2 RETURNING seat, stack",
+    )
+    .bind(table_id)
+    .bind(account)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(ChipsError::NotSeated)?;
+    let (seat, stack): (i16, i64) = (row.get(0), row.get(1));
+    let balance_after = set_balance(&mut tx, account, stack).await?;
+    write(
+        &mut tx,
+        Entry {
+            account,
+            kind: "cash_out",
+            amount: stack,
+            balance_after,
+            table_id: Some(table_id),
+            seat: Some(seat),
+            hand: None,
+            key: Some(key),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Outcome::Applied(stack))
+}
+
+/// Records that a hand has started, with the stacks it started from and the deck's hash.
+pub async fn start_hand(
+    pool: &PgPool,
+    hand: Uuid,
+    table_id: &str,
+    deck_hash: &[u8],
+    starting_stacks: &serde_json::Value,
+) -> Result<(), ChipsError> {
+    sqlx::query(
+        "INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks) \
+         VALUES ($1, $2, 'running', $3, $4)",
+    )
+    .bind(hand)
+    .bind(table_id)
+    .bind(deck_hash)
+    .bind(starting_stacks)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A seat's stack at the end of a hand.
+#[derive(Debug, Clone, Copy)]
+pub struct FinalStack {
+    pub seat: u8,
+    pub account: Uuid,
+    pub stack: Chips,
+}
+
+/// Settles a hand in one transaction: the new stacks, the rake and the history. The stacks
+/// before and after (plus the rake) must add up, or nothing is written. Settling the same hand
+/// twice changes nothing the second time.
+pub async fn settle_hand(
+    pool: &PgPool,
+    hand: Uuid,
+    table_id: &str,
+    stacks: &[FinalStack],
+    rake: Chips,
+    history: &serde_json::Value,
+) -> Result<Outcome<()>, ChipsError> {
+    let rake_i = i64::try_from(rake).map_err(|_| ChipsError::InvalidAmount)?;
+    let mut tx = pool.begin().await?;
+    let updated = sqlx::query(
+        "UPDATE hands SET status = 'complete', ended_at = now(), rake = $2, history = $3 \
+         WHERE id = $1 AND status = 'running'",
+    )
+    .bind(hand)
+    .bind(rake_i)
+    .bind(history)
+    .execute(&mut *tx)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Ok(Outcome::Replayed);
+    }
+    let mut before: i64 = 0;
+    let mut after: i64 = 0;
+    for s in stacks {
+        let stack = i64::try_from(s.stack).map_err(|_| ChipsError::InvalidAmount)?;
+        let row = sqlx::query(
+            "SELECT stack FROM table_seats WHERE table_id = $1 AND seat = $2 AND account_id = $3 \
+             FOR UPDATE",
+        )
+        .bind(table_id)
+        .bind(i16::from(s.seat))
+        .bind(s.account)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(ChipsError::Unbalanced(hand))?;
+        before += row.get::<i64, _>(0);
+        after += stack;
+        sqlx::query("UPDATE table_seats SET stack = $3 WHERE table_id = $1 AND seat = $2")
+            .bind(table_id)
+            .bind(i16::from(s.seat))
+            .bind(stack)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if before != after + rake_i {
+        return Err(ChipsError::Unbalanced(hand));
+    }
+    if rake_i > 0 {
+        sqlx::query(
+            "INSERT INTO ledger (account_id, kind, amount, table_id, hand_id) \
+             VALUES (NULL, 'rake', $1, $2, $3)",
+        )
+        .bind(rake_i)
+        .bind(table_id)
+        .bind(hand)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(Outcome::Applied(()))
+}
+
+/// Voids a hand that never finished (the server stopped during it). The seats still hold the
+/// stacks from before the hand, because only settlement writes them, so every chip bet in it is
+/// back where it was; each player's ledger gets a `void_refund` row saying so.
+pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsError> {
+    let mut tx = pool.begin().await?;
+    let row = sqlx::query(
+        "UPDATE hands SET status = 'void', ended_at = now() WHERE id = $1 AND status = 'running' \
+         RETURNING table_id, starting_stacks",
+    )
+    .bind(hand)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(row) = row else {
+        return Ok(Outcome::Replayed);
+    };
+    let table_id: String = row.get(0);
+    let seats = sqlx::query(
+        "SELECT s.account_id, s.seat, a.balance FROM table_seats s JOIN accounts a \
+         ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
+    )
+    .bind(&table_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    for s in seats {
+        write(
+            &mut tx,
+            Entry {
+                account: s.get(0),
+                kind: "void_refund",
+                amount: 0,
+                balance_after: s.get(2),
+                table_id: Some(&table_id),
+                seat: Some(s.get(1)),
+                hand: Some(hand),
+                key: None,
+            },
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(Outcome::Applied(()))
+}
+
+/// Hands left running by a process that stopped.
+pub async fn running_hands(pool: &PgPool) -> Result<Vec<Uuid>, ChipsError> {
+    let rows = sqlx::query("SELECT id FROM hands WHERE status = 'running'")
+        .fetch_all(pool)
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// Credits a free refill if the account is eligible.
+pub async fn refill(
+    pool: &PgPool,
+    account: Uuid,
+    chips: Chips,
+    below: Chips,
+    hours: u32,
+) -> Result<i64, ChipsError> {
+    let chips = amount(chips)?;
+    let below_i = i64::try_from(below.min(MAX_AMOUNT)).unwrap_or(i64::MAX);
+    let mut tx = pool.begin().await?;
+    let balance = lock_account(&mut tx, account).await?;
+    let row = sqlx::query(
+        "SELECT coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = $1), 0)::bigint, \
+         coalesce((SELECT last_refill_at > now() - make_interval(hours => $2) FROM accounts \
+         WHERE id = $1), false)",
+    )
+    .bind(account)
+    .bind(hours as i32)
+    .fetch_one(&mut *tx)
+    .await?;
+    let (on_tables, recent): (i64, bool) = (row.get(0), row.get(1));
+    if balance + on_tables >= below_i || recent {
+        return Err(ChipsError::RefillNotEligible { below, hours });
+    }
+    let balance_after = set_balance(&mut tx, account, chips).await?;
+    sqlx::query("UPDATE accounts SET last_refill_at = now() WHERE id = $1")
+        .bind(account)
+        .execute(&mut *tx)
+        .await?;
+    write(
+        &mut tx,
+        Entry {
+            account,
+            kind: "refill",
+            amount: chips,
+            balance_after,
+            table_id: None,
+            seat: None,
+            hand: None,
+            key: None,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(balance_after)
+}
+
+/// Whole-room totals: `balances + on_tables + rake` must equal `granted` at all times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Audit {
+    pub balances: i64,
+    pub on_tables: i64,
+    pub rake: i64,
+    pub granted: i64,
+}
+
+impl Audit {
+    pub fn balanced(&self) -> bool {
+        self.balances + self.on_tables + self.rake == self.granted
+    }
+}
+
+pub async fn audit(pool: &PgPool) -> Result<Audit, ChipsError> {
+    let row = sqlx::query(
+        "SELECT \
+           coalesce((SELECT sum(balance) FROM accounts), 0)::bigint, \
+           coalesce((SELECT sum(stack) FROM table_seats), 0)::bigint, \
+           coalesce((SELECT sum(amount) FROM ledger WHERE kind = 'rake'), 0)::bigint, \
+           coalesce((SELECT sum(amount) FROM ledger WHERE kind IN ('grant', 'refill', 'adjustment')), 0)::bigint",
+    )
+    .fetch_one(pool)
+    .await?;
+    Ok(Audit {
+        balances: row.get(0),
+        on_tables: row.get(1),
+        rake: row.get(2),
+        granted: row.get(3),
+    })
+}
+
+/// One row of an account's ledger as the account holder sees it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LedgerRow {
+    pub id: i64,
+    pub kind: String,
+    pub amount: i64,
+    pub balance_after: Option<i64>,
+    pub table_id: Option<String>,
+    pub seat: Option<i16>,
+    pub hand_id: Option<Uuid>,
+    pub created_at: String,
+}
+
+/// The account's ledger, newest first, `limit` rows with ids below `before`.
+pub async fn ledger_page(
+    pool: &PgPool,
+    account: Uuid,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<Vec<LedgerRow>, ChipsError> {
+    let rows = sqlx::query(
+        "SELECT id, kind, amount, balance_after, table_id, seat, hand_id, \
+         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
+         FROM ledger WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) \
+         ORDER BY id DESC LIMIT $3",
+    )
+    .bind(account)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| LedgerRow {
+            id: r.get(0),
+            kind: r.get(1),
+            amount: r.get(2),
+            balance_after: r.get(3),
+            table_id: r.get(4),
+            seat: r.get(5),
+            hand_id: r.get(6),
+            created_at: r.get(7),
+        })
+        .collect())
+}

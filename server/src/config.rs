@@ -1,0 +1,73 @@
+//! Server configuration: command-line flags, each also readable from the environment.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+pub struct Config {
+    /// Postgres connection string.
+    #[arg(long, env = "DATABASE_URL", default_value = "postgres://postgres@127.0.0.1:5432/scoop")]
+    pub database_url: String,
+
+    /// Address to listen on.
+    #[arg(long, env = "SCOOP_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+
+    /// Origins allowed to open the WebSocket (comma-separated).
+    #[arg(
+        long,
+        env = "SCOOP_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        default_value = "http://localhost:8080,http://127.0.0.1:8080"
+    )]
+    pub allowed_origins: Vec<String>,
+
+    /// Mark the session cookie `Secure` (set this when the site is served over HTTPS).
+    #[arg(long, env = "SCOOP_SECURE_COOKIES", default_value_t = false)]
+    pub secure_cookies: bool,
+
+    /// Play chips granted to every new account.
+    #[arg(long, env = "SCOOP_GRANT", default_value_t = 10_000)]
+    pub grant: u64,
+
+    /// Chips of a free refill.
+    #[arg(long, env = "SCOOP_REFILL_AMOUNT", default_value_t = 10_000)]
+    pub refill_amount: u64,
+
+    /// A refill may be claimed when balance plus chips on tables is below this.
+    #[arg(long, env = "SCOOP_REFILL_BELOW", default_value_t = 200)]
+    pub refill_below: u64,
+
+    /// Hours between two refills of one account.
+    #[arg(long, env = "SCOOP_REFILL_HOURS", default_value_t = 24)]
+    pub refill_hours: u32,
+
+    /// A session unused for this many minutes expires.
+    #[arg(long, env = "SCOOP_SESSION_IDLE_MINUTES", default_value_t = 7 * 24 * 60)]
+    pub session_idle_minutes: u32,
+
+    /// Failed logins within the window that lock an account.
+    #[arg(long, env = "SCOOP_LOCKOUT_FAILURES", default_value_t = 5)]
+    pub lockout_failures: u32,
+
+    /// Window, in minutes, over which failed logins are counted.
+    #[arg(long, env = "SCOOP_LOCKOUT_WINDOW_MINUTES", default_value_t = 15)]
+    pub lockout_window_minutes: u32,
+
+    /// How long, in minutes, a locked account stays locked.
+    #[arg(long, env = "SCOOP_LOCKOUT_MINUTES", default_value_t = 15)]
+    pub lockout_minutes: u32,
+
+    /// Registrations and logins allowed per client IP per minute.
+    #[arg(long, env = "SCOOP_AUTH_PER_MINUTE", default_value_t = 20)]
+    pub auth_per_minute: u32,
+
+    /// Password hashes computed at once (each takes 19 MiB and one core for ~tens of ms).
+    #[arg(long, env = "SCOOP_HASH_CONCURRENCY", default_value_t = 2)]
+    pub hash_concurrency: usize,
+
+    /// Log as JSON lines instead of text.
+    #[arg(long, env = "SCOOP_LOG_JSON", default_value_t = false)]
+    pub log_json: bool,
+}

@@ -1,0 +1,5 @@
+//! The HTTP API, one router per feature.
+
+pub mod accounts;
+pub mod chips;
+pub mod health;

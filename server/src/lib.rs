@@ -1,0 +1,14 @@
+//! Scoop's server: the HTTP API, accounts and chips in Postgres, and the developer tools of
+//! the `scoop` binary.
+
+pub mod app;
+pub mod chips;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod http;
+pub mod password;
+pub mod phh;
+pub mod ratelimit;
+pub mod replay;
+pub mod session;

@@ -1,0 +1,119 @@
+//! Sessions: a random 256-bit token in an HttpOnly, SameSite cookie, stored only as its
+//! SHA-256, rotated at login, deleted at logout, expired after inactivity.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+pub const COOKIE_NAME: &str = "scoop_session";
+
+/// A new random token (what the cookie holds) and its hash (what the database holds).
+pub fn new_token() -> (String, Vec<u8>) {
+    let mut bytes = [0u8; 32];
+    // ThreadRng is a CSPRNG (ChaCha12) seeded and reseeded from the OS.
+    rand::rng().fill_bytes(&mut bytes);
+    let token = URL_SAFE_NO_PAD.encode(bytes);
+    let hash = token_hash(&token);
+    (token, hash)
+}
+
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// The session token from a request's cookies, if any.
+pub fn token_from(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == COOKIE_NAME)
+        .map(|(_, v)| v.to_string())
+}
+
+pub fn set_cookie(headers: &mut HeaderMap, token: &str, max_age_secs: u64, secure: bool) {
+    let secure = if secure { "; Secure" } else { "" };
+    let value = format!(
+        "{COOKIE_NAME}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
+    );
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        headers.append(SET_COOKIE, v);
+    }
+}
+
+pub fn clear_cookie(headers: &mut HeaderMap, secure: bool) {
+    set_cookie(headers, "", 0, secure);
+}
+
+pub async fn create(pool: &PgPool, account: Uuid) -> Result<String, sqlx::Error> {
+    let (token, hash) = new_token();
+    sqlx::query("INSERT INTO sessions (token_hash, account_id) VALUES ($1, $2)")
+        .bind(hash)
+        .bind(account)
+        .execute(pool)
+        .await?;
+    Ok(token)
+}
+
+pub async fn revoke(pool: &PgPool, token: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+        .bind(token_hash(token))
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The account behind a live session, touching it so that use keeps it alive.
+pub async fn lookup(
+    pool: &PgPool,
+    token: &str,
+    idle_minutes: u32,
+) -> Result<Option<(Uuid, String)>, sqlx::Error> {
+    let row = sqlx::query(
+        "UPDATE sessions s SET last_seen_at = now() FROM accounts a \
+         WHERE s.token_hash = $1 AND a.id = s.account_id \
+           AND s.last_seen_at > now() - make_interval(mins => $2) \
+         RETURNING a.id, a.username",
+    )
+    .bind(token_hash(token))
+    .bind(idle_minutes as i32)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| (r.get(0), r.get(1))))
+}
+
+/// A request made by a logged-in account.
+#[derive(Debug, Clone)]
+pub struct AuthUser {
+    pub id: Uuid,
+    pub username: String,
+    pub token: String,
+}
+
+impl FromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = token_from(&parts.headers).ok_or(ApiError::Unauthorized)?;
+        let (id, username) = lookup(&state.pool, &token, state.config.session_idle_minutes)
+            .await?
+            .ok_or(ApiError::Unauthorized)?;
+        Ok(AuthUser {
+            id,
+            username,
+            token,
+        })
+    }
+}

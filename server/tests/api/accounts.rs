@@ -1,0 +1,228 @@
+use reqwest::header::SET_COOKIE;
+use serde_json::{Value, json};
+use sqlx::Row;
+
+use crate::helpers::{spawn_app, spawn_with};
+
+async fn account_count(pool: &sqlx::PgPool) -> i64 {
+    sqlx::query("SELECT count(*) FROM accounts").fetch_one(pool).await.unwrap().get(0)
+}
+
+#[tokio::test]
+async fn register_logs_in_and_me_shows_the_play_chip_grant() {
+    let app = spawn_with(|c| c.grant = 5_000).await;
+    let c = app.register("Alice").await;
+    let me: Value = app.get(&c, "/api/me").await.json().await.unwrap();
+    assert_eq!(me["username"], "Alice");
+    assert_eq!(me["balance"], 5_000);
+    assert_eq!(me["on_tables"], 0);
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn bad_registrations_get_a_clear_400_and_write_nothing() {
+    let app = spawn_app().await;
+    let c = app.client();
+    let cases = [
+        json!({"username": "ab", "password": "correct horse"}),
+        json!({"username": "a".repeat(21), "password": "correct horse"}),
+        json!({"username": "bob'; DROP TABLE accounts; --", "password": "correct horse"}),
+        json!({"username": "_bob", "password": "correct horse"}),
+        json!({"username": "bob", "password": "short"}),
+        json!({"username": "bob", "password": "x".repeat(129)}),
+        json!({"username": "bob"}),
+        json!({"username": "bob", "password": "correct horse", "admin": true}),
+        json!({"username": 7, "password": "correct horse"}),
+    ];
+    for body in cases {
+        let r = app.post(&c, "/api/register", &body).await;
+        assert_eq!(r.status(), 400, "{body}");
+        let err: Value = r.json().await.unwrap();
+        assert_eq!(err["error"], "bad_request", "{body}");
+        assert!(!err["message"].as_str().unwrap().is_empty());
+    }
+    let r = c
+        .post(app.url("/api/register"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(account_count(&app.pool).await, 0);
+}
+
+#[tokio::test]
+async fn usernames_are_unique_case_insensitively() {
+    let app = spawn_app().await;
+    app.register("Carol").await;
+    let r = app
+        .post(&app.client(), "/api/register", &json!({"username": "cAROL", "password": "other password"}))
+        .await;
+    assert_eq!(r.status(), 409);
+    let err: Value = r.json().await.unwrap();
+    assert_eq!(err["error"], "username_taken");
+    assert_eq!(account_count(&app.pool).await, 1);
+}
+
+#[tokio::test]
+async fn login_works_and_unknown_user_and_wrong_password_look_the_same() {
+    let app = spawn_app().await;
+    app.register("dave").await;
+    let c = app.client();
+    let ok = app.post(&c, "/api/login", &json!({"username": "DAVE", "password": "correct horse"})).await;
+    assert_eq!(ok.status(), 200);
+    let wrong = app.post(&c, "/api/login", &json!({"username": "dave", "password": "wrong horse"})).await;
+    let unknown = app.post(&c, "/api/login", &json!({"username": "nobody", "password": "wrong horse"})).await;
+    assert_eq!(wrong.status(), 401);
+    assert_eq!(unknown.status(), 401);
+    assert_eq!(wrong.text().await.unwrap(), unknown.text().await.unwrap());
+}
+
+#[tokio::test]
+async fn five_failures_lock_the_account_until_the_lock_expires() {
+    let app = spawn_app().await;
+    app.register("erin").await;
+    let c = app.client();
+    for _ in 0..5 {
+        let r = app.post(&c, "/api/login", &json!({"username": "erin", "password": "bad password"})).await;
+        assert_eq!(r.status(), 401);
+    }
+    let locked = app.post(&c, "/api/login", &json!({"username": "erin", "password": "correct horse"})).await;
+    assert_eq!(locked.status(), 429);
+    let err: Value = locked.json().await.unwrap();
+    assert_eq!(err["error"], "account_locked");
+    // Fifteen minutes later (moved back in the database rather than waited for).
+    sqlx::query("UPDATE accounts SET locked_until = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let ok = app.post(&c, "/api/login", &json!({"username": "erin", "password": "correct horse"})).await;
+    assert_eq!(ok.status(), 200);
+}
+
+#[tokio::test]
+async fn lockout_threshold_is_configurable() {
+    let app = spawn_with(|c| c.lockout_failures = 2).await;
+    app.register("fred").await;
+    let c = app.client();
+    for _ in 0..2 {
+        app.post(&c, "/api/login", &json!({"username": "fred", "password": "bad password"})).await;
+    }
+    let r = app.post(&c, "/api/login", &json!({"username": "fred", "password": "correct horse"})).await;
+    assert_eq!(r.status(), 429);
+}
+
+#[tokio::test]
+async fn logout_revokes_the_session() {
+    let app = spawn_app().await;
+    let c = app.register("gina").await;
+    assert_eq!(app.get(&c, "/api/me").await.status(), 200);
+    let token: String = sqlx::query("SELECT count(*)::text FROM sessions").fetch_one(&app.pool).await.unwrap().get(0);
+    assert_eq!(token, "1");
+    assert_eq!(app.post(&c, "/api/logout", &json!({})).await.status(), 204);
+    assert_eq!(app.get(&c, "/api/me").await.status(), 401);
+    let left: i64 = sqlx::query("SELECT count(*) FROM sessions").fetch_one(&app.pool).await.unwrap().get(0);
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn login_rotates_the_session_token() {
+    let app = spawn_app().await;
+    let c = app.client();
+    let r = app.post(&c, "/api/register", &json!({"username": "hank", "password": "correct horse"})).await;
+    let first = cookie_value(r.headers().get(SET_COOKIE).unwrap().to_str().unwrap());
+    let r = app.post(&c, "/api/login", &json!({"username": "hank", "password": "correct horse"})).await;
+    let second = cookie_value(r.headers().get(SET_COOKIE).unwrap().to_str().unwrap());
+    assert_ne!(first, second);
+    // The old token no longer opens the account.
+    let plain = reqwest::Client::new();
+    let old = plain
+        .get(app.url("/api/me"))
+        .header("cookie", format!("scoop_session={first}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.status(), 401);
+    let new = plain
+        .get(app.url("/api/me"))
+        .header("cookie", format!("scoop_session={second}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(new.status(), 200);
+}
+
+fn cookie_value(set_cookie: &str) -> String {
+    set_cookie
+        .split(';')
+        .next()
+        .and_then(|kv| kv.split_once('='))
+        .map(|(_, v)| v.to_string())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn sessions_expire_after_inactivity() {
+    let app = spawn_with(|c| c.session_idle_minutes = 30).await;
+    let c = app.register("ivy").await;
+    sqlx::query("UPDATE sessions SET last_seen_at = now() - interval '31 minutes'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&c, "/api/me").await.status(), 401);
+}
+
+#[tokio::test]
+async fn session_cookie_is_http_only_same_site_and_secure_when_configured() {
+    let app = spawn_app().await;
+    let r = app
+        .post(&app.client(), "/api/register", &json!({"username": "jack", "password": "correct horse"}))
+        .await;
+    let cookie = r.headers().get(SET_COOKIE).unwrap().to_str().unwrap().to_string();
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Lax"), "{cookie}");
+    assert!(cookie.contains("Path=/"), "{cookie}");
+    assert!(!cookie.contains("Secure"), "{cookie}");
+    // 256 bits of randomness, base64url: 43 characters.
+    assert_eq!(cookie_value(&cookie).len(), 43);
+
+    let app = spawn_with(|c| c.secure_cookies = true).await;
+    let r = app
+        .post(&app.client(), "/api/register", &json!({"username": "jack", "password": "correct horse"}))
+        .await;
+    let cookie = r.headers().get(SET_COOKIE).unwrap().to_str().unwrap().to_string();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+}
+
+#[tokio::test]
+async fn registration_and_login_are_rate_limited_per_ip() {
+    let app = spawn_with(|c| c.auth_per_minute = 3).await;
+    let c = app.client();
+    for i in 0..3 {
+        let r = app
+            .post(&c, "/api/register", &json!({"username": format!("user{i}"), "password": "correct horse"}))
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+    let r = app.post(&c, "/api/login", &json!({"username": "user0", "password": "correct horse"})).await;
+    assert_eq!(r.status(), 429);
+    let err: Value = r.json().await.unwrap();
+    assert_eq!(err["error"], "rate_limited");
+}
+
+#[tokio::test]
+async fn healthz_answers_when_the_database_does() {
+    let app = spawn_app().await;
+    let r = app.get(&app.client(), "/healthz").await;
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn me_without_a_session_is_401_json() {
+    let app = spawn_app().await;
+    let r = app.get(&app.client(), "/api/me").await;
+    assert_eq!(r.status(), 401);
+    let err: Value = r.json().await.unwrap();
+    assert_eq!(err["error"], "not_logged_in");
+}

@@ -1,0 +1,6 @@
+//! Server integration tests: one binary, each test with its own freshly created and migrated
+//! Postgres database, the real router on a real socket.
+
+mod accounts;
+mod chips;
+mod helpers;
