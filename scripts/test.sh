@@ -28,11 +28,46 @@ wasm_target() {
         rustup target add wasm32-unknown-unknown
 }
 
+# Tests need a Postgres with trust auth for user postgres. Use the one at 127.0.0.1:5432 if it
+# answers; otherwise start a private cluster for this run (installing Postgres if missing).
+postgres() {
+    if [ -n "${SCOOP_TEST_DATABASE_URL:-}" ]; then
+        psql "$SCOOP_TEST_DATABASE_URL" -qAtc 'select 1' >/dev/null && return 0
+    fi
+    if command -v psql >/dev/null && psql -h 127.0.0.1 -p 5432 -U postgres -qAtc 'select 1' postgres >/dev/null 2>&1; then
+        export SCOOP_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres
+        return 0
+    fi
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null || return 1
+    fi
+    local bin dir
+    bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+    dir=$(mktemp -d)
+    chown postgres: "$dir" && chmod 700 "$dir"
+    runuser -u postgres -- "$bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null || return 1
+    runuser -u postgres -- "$bin/pg_ctl" -D "$dir" -l "$dir/log" -w \
+        -o "-p 54329 -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null || return 1
+    export SCOOP_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:54329/postgres
+    echo "started a private Postgres at 127.0.0.1:54329 (data in $dir)"
+}
+
+# Each API test makes its own database; drop those left by earlier runs.
+drop_test_databases() {
+    psql "$SCOOP_TEST_DATABASE_URL" -qAtc \
+        "select datname from pg_database where datname like 'scoop\_test\_%'" |
+        while read -r db; do
+            psql "$SCOOP_TEST_DATABASE_URL" -qc "drop database if exists \"$db\" with (force)" >/dev/null
+        done
+}
+
 step "rustfmt" cargo fmt --all --check
 step "clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "wasm32 target" wasm_target
 step "shared builds for wasm32" cargo build -p shared --target wasm32-unknown-unknown --locked
-step "unit and integration tests" cargo test --workspace --locked
+step "postgres" postgres
+step "drop old test databases" drop_test_databases
+step "unit and integration tests (real Postgres, real sockets)" cargo test --workspace --locked
 step "evaluator equals brute force on 1,000,000 deals (release)" \
     env SCOOP_EVAL_DEALS=1000000 cargo test --release -p shared --locked --test eval oracle::
 step "differential test against pokerkit" bash tools/pokerkit_diff/check.sh

@@ -53,7 +53,10 @@ fn amount(chips: Chips) -> Result<i64, ChipsError> {
 
 /// Locks the account row for the rest of the transaction and returns its balance. Every
 /// balance change goes through this, so requests of one account apply one at a time.
-async fn lock_account(tx: &mut Transaction<'_, Postgres>, account: Uuid) -> Result<i64, ChipsError> {
+async fn lock_account(
+    tx: &mut Transaction<'_, Postgres>,
+    account: Uuid,
+) -> Result<i64, ChipsError> {
     let row = sqlx::query("SELECT balance FROM accounts WHERE id = $1 FOR UPDATE")
         .bind(account)
         .fetch_optional(&mut **tx)
@@ -109,11 +112,12 @@ async fn set_balance(
     account: Uuid,
     delta: i64,
 ) -> Result<i64, ChipsError> {
-    let row = sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance")
-        .bind(account)
-        .bind(delta)
-        .fetch_one(&mut **tx)
-        .await?;
+    let row =
+        sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance")
+            .bind(account)
+            .bind(delta)
+            .fetch_one(&mut **tx)
+            .await?;
     Ok(row.get(0))
 }
 

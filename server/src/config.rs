@@ -7,7 +7,11 @@ use clap::Args;
 #[derive(Args, Clone, Debug)]
 pub struct Config {
     /// Postgres connection string.
-    #[arg(long, env = "DATABASE_URL", default_value = "postgres://postgres@127.0.0.1:5432/scoop")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/scoop"
+    )]
     pub database_url: String,
 
     /// Address to listen on.

@@ -54,7 +54,9 @@ impl ApiError {
                 ChipsError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
                 ChipsError::NotSeated => (StatusCode::CONFLICT, "not_seated"),
                 ChipsError::NoAccount => (StatusCode::NOT_FOUND, "no_account"),
-                ChipsError::RefillNotEligible { .. } => (StatusCode::CONFLICT, "refill_not_eligible"),
+                ChipsError::RefillNotEligible { .. } => {
+                    (StatusCode::CONFLICT, "refill_not_eligible")
+                }
                 ChipsError::Unbalanced(_) | ChipsError::Database(_) => {
                     (StatusCode::INTERNAL_SERVER_ERROR, "internal")
                 }

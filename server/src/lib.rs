@@ -2,6 +2,7 @@
 //! the `scoop` binary.
 
 pub mod app;
+pub mod bench;
 pub mod chips;
 pub mod config;
 pub mod db;

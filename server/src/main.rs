@@ -1,8 +1,5 @@
 //! The `scoop` binary: the poker room server and its developer tools.
 
-mod phh;
-mod replay;
-
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde_json::json;
+use server::config::Config;
+use server::{app, chips, db, phh, replay};
 use shared::card::{Card, format_cards};
 use shared::eval::best_hands;
 
@@ -26,6 +25,42 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the poker room (applies pending migrations first).
+    Serve(Config),
+    /// Apply pending database migrations and exit.
+    Migrate {
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "postgres://postgres@127.0.0.1:5432/scoop"
+        )]
+        database_url: String,
+    },
+    /// Measure the money layer: login password checks per second and buy-in transactions
+    /// per second, on a scratch database created (and dropped) through DATABASE_URL.
+    BenchMoney {
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+        )]
+        database_url: String,
+        #[arg(long, default_value_t = 200)]
+        logins: usize,
+        #[arg(long, default_value_t = 20_000)]
+        buy_ins: usize,
+        #[arg(long, default_value_t = 2)]
+        hash_concurrency: usize,
+    },
+    /// Check that balances + chips on tables + rake collected = chips granted.
+    Audit {
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "postgres://postgres@127.0.0.1:5432/scoop"
+        )]
+        database_url: String,
+    },
     /// Best high and 8-or-better low of four hole cards on a five-card board
     /// (exactly two hole cards and three board cards each).
     ///
@@ -70,7 +105,96 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Eval { hole, board, json } => eval(&hole, &board, json),
         Command::Replay { files } => replay_files(&files),
+        Command::Serve(config) => runtime()?.block_on(serve(config)),
+        Command::Migrate { database_url } => runtime()?.block_on(async {
+            let pool = db::connect(&database_url)
+                .await
+                .context("connecting to the database")?;
+            db::migrate(&pool).await.context("migrating")?;
+            println!("migrations applied");
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::BenchMoney {
+            database_url,
+            logins,
+            buy_ins,
+            hash_concurrency,
+        } => runtime()?.block_on(async {
+            let figures =
+                server::bench::money(&database_url, logins, buy_ins, hash_concurrency).await?;
+            println!("{}", serde_json::to_string_pretty(&figures)?);
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::Audit { database_url } => runtime()?.block_on(async {
+            let pool = db::connect(&database_url)
+                .await
+                .context("connecting to the database")?;
+            let audit = chips::audit(&pool).await?;
+            println!("{}", serde_json::to_string(&audit)?);
+            Ok(if audit.balanced() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }),
     }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+fn init_logs(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<ExitCode> {
+    init_logs(config.log_json);
+    let pool = db::connect(&config.database_url)
+        .await
+        .context("connecting to the database")?;
+    db::migrate(&pool).await.context("migrating the database")?;
+    let bind = config.bind;
+    let state = app::AppState::new(pool, config)?;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("binding {bind}"))?;
+    tracing::info!(%bind, "scoop listening");
+    axum::serve(
+        listener,
+        app::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
 }
 
 fn eval(hole: &str, board: &str, as_json: bool) -> anyhow::Result<ExitCode> {

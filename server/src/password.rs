@@ -56,7 +56,9 @@ impl Hasher {
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, HashError> {
         let _permit = self.permits.acquire().await.map_err(|_| HashError::Task)?;
-        tokio::task::spawn_blocking(job).await.map_err(|_| HashError::Task)
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|_| HashError::Task)
     }
 
     pub async fn hash(&self, password: String) -> Result<String, HashError> {
@@ -68,7 +70,9 @@ impl Hasher {
     pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, HashError> {
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| self.decoy.as_str().to_owned());
-        let ok = self.run(move || verify_now(password.as_bytes(), &hash)).await?;
+        let ok = self
+            .run(move || verify_now(password.as_bytes(), &hash))
+            .await?;
         Ok(known && ok)
     }
 }
@@ -81,8 +85,15 @@ mod tests {
     async fn hashes_verify_and_use_owasp_argon2id_parameters() {
         let h = Hasher::new(1).unwrap();
         let hash = h.hash("correct horse".into()).await.unwrap();
-        assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{hash}");
-        assert!(h.verify("correct horse".into(), Some(hash.clone())).await.unwrap());
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        assert!(
+            h.verify("correct horse".into(), Some(hash.clone()))
+                .await
+                .unwrap()
+        );
         assert!(!h.verify("wrong horse".into(), Some(hash)).await.unwrap());
         assert!(!h.verify("anything".into(), None).await.unwrap());
     }

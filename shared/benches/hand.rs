@@ -32,8 +32,11 @@ fn six_max(stakes: Stakes) -> HandSetup {
 /// A typical 6-max pot-limit hand: a raise and two callers preflop, a bet and a call on the
 /// flop, checks on the turn, a river bet called, showdown.
 fn typical_hand(decks: &[Deck], i: usize) -> u64 {
-    let (mut h, _) = Hand::start(six_max(Stakes::pot_limit(10, 20)), decks[i % decks.len()].clone())
-        .expect("valid setup");
+    let (mut h, _) = Hand::start(
+        six_max(Stakes::pot_limit(10, 20)),
+        decks[i % decks.len()].clone(),
+    )
+    .expect("valid setup");
     let script: [(u8, Action); 16] = [
         (2, Action::Fold),
         (3, Action::RaiseTo { to: 70 }),
@@ -77,7 +80,9 @@ fn bench_hands(c: &mut Criterion) {
             black_box(typical_hand(&decks, i))
         })
     });
-    c.bench_function("hand/shuffle_deck", |b| b.iter(|| black_box(Deck::shuffled(&mut rng))));
+    c.bench_function("hand/shuffle_deck", |b| {
+        b.iter(|| black_box(Deck::shuffled(&mut rng)))
+    });
 }
 
 criterion_group!(benches, bench_hands);

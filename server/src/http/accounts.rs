@@ -45,7 +45,9 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
             USERNAME_CHARS.end()
         )));
     }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         || !name.starts_with(|c: char| c.is_ascii_alphanumeric())
     {
         return Err(ApiError::BadRequest(
@@ -147,7 +149,11 @@ async fn login(
             r.get::<Option<i64>, _>(3),
         )
     });
-    let password = body.password.chars().take(PASSWORD_CHARS.end() + 1).collect::<String>();
+    let password = body
+        .password
+        .chars()
+        .take(PASSWORD_CHARS.end() + 1)
+        .collect::<String>();
     let ok = state
         .hasher
         .verify(password, account.as_ref().map(|a| a.2.clone()))
@@ -217,7 +223,10 @@ async fn record_failure(state: &AppState, id: Uuid) -> Result<(), ApiError> {
     Ok(())
 }
 
-async fn logout(State(state): State<AppState>, user: AuthUser) -> Result<impl IntoResponse, ApiError> {
+async fn logout(
+    State(state): State<AppState>,
+    user: AuthUser,
+) -> Result<impl IntoResponse, ApiError> {
     session::revoke(&state.pool, &user.token).await?;
     // Nobody listening is fine: the sockets of this account (if any) close on it.
     let _ = state.logouts.send(user.id);

@@ -35,12 +35,24 @@ async fn ledger(
         return Err(ApiError::BadRequest("limit is 1 to 200".into()));
     }
     let rows = chips::ledger_page(&state.pool, user.id, page.before, limit).await?;
-    let next = (rows.len() as i64 == limit).then(|| rows.last().map(|r| r.id)).flatten();
+    let next = (rows.len() as i64 == limit)
+        .then(|| rows.last().map(|r| r.id))
+        .flatten();
     Ok(axum::Json(json!({"rows": rows, "next_before": next})))
 }
 
-async fn refill(State(state): State<AppState>, user: AuthUser) -> Result<impl IntoResponse, ApiError> {
+async fn refill(
+    State(state): State<AppState>,
+    user: AuthUser,
+) -> Result<impl IntoResponse, ApiError> {
     let c = &state.config;
-    let balance = chips::refill(&state.pool, user.id, c.refill_amount, c.refill_below, c.refill_hours).await?;
+    let balance = chips::refill(
+        &state.pool,
+        user.id,
+        c.refill_amount,
+        c.refill_below,
+        c.refill_hours,
+    )
+    .await?;
     Ok(axum::Json(json!({"balance": balance})))
 }

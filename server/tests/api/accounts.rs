@@ -5,7 +5,11 @@ use sqlx::Row;
 use crate::helpers::{spawn_app, spawn_with};
 
 async fn account_count(pool: &sqlx::PgPool) -> i64 {
-    sqlx::query("SELECT count(*) FROM accounts").fetch_one(pool).await.unwrap().get(0)
+    sqlx::query("SELECT count(*) FROM accounts")
+        .fetch_one(pool)
+        .await
+        .unwrap()
+        .get(0)
 }
 
 #[tokio::test]
@@ -57,7 +61,11 @@ async fn usernames_are_unique_case_insensitively() {
     let app = spawn_app().await;
     app.register("Carol").await;
     let r = app
-        .post(&app.client(), "/api/register", &json!({"username": "cAROL", "password": "other password"}))
+        .post(
+            &app.client(),
+            "/api/register",
+            &json!({"username": "cAROL", "password": "other password"}),
+        )
         .await;
     assert_eq!(r.status(), 409);
     let err: Value = r.json().await.unwrap();
@@ -70,10 +78,28 @@ async fn login_works_and_unknown_user_and_wrong_password_look_the_same() {
     let app = spawn_app().await;
     app.register("dave").await;
     let c = app.client();
-    let ok = app.post(&c, "/api/login", &json!({"username": "DAVE", "password": "correct horse"})).await;
+    let ok = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "DAVE", "password": "correct horse"}),
+        )
+        .await;
     assert_eq!(ok.status(), 200);
-    let wrong = app.post(&c, "/api/login", &json!({"username": "dave", "password": "wrong horse"})).await;
-    let unknown = app.post(&c, "/api/login", &json!({"username": "nobody", "password": "wrong horse"})).await;
+    let wrong = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "dave", "password": "wrong horse"}),
+        )
+        .await;
+    let unknown = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "nobody", "password": "wrong horse"}),
+        )
+        .await;
     assert_eq!(wrong.status(), 401);
     assert_eq!(unknown.status(), 401);
     assert_eq!(wrong.text().await.unwrap(), unknown.text().await.unwrap());
@@ -85,10 +111,22 @@ async fn five_failures_lock_the_account_until_the_lock_expires() {
     app.register("erin").await;
     let c = app.client();
     for _ in 0..5 {
-        let r = app.post(&c, "/api/login", &json!({"username": "erin", "password": "bad password"})).await;
+        let r = app
+            .post(
+                &c,
+                "/api/login",
+                &json!({"username": "erin", "password": "bad password"}),
+            )
+            .await;
         assert_eq!(r.status(), 401);
     }
-    let locked = app.post(&c, "/api/login", &json!({"username": "erin", "password": "correct horse"})).await;
+    let locked = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "erin", "password": "correct horse"}),
+        )
+        .await;
     assert_eq!(locked.status(), 429);
     let err: Value = locked.json().await.unwrap();
     assert_eq!(err["error"], "account_locked");
@@ -97,7 +135,13 @@ async fn five_failures_lock_the_account_until_the_lock_expires() {
         .execute(&app.pool)
         .await
         .unwrap();
-    let ok = app.post(&c, "/api/login", &json!({"username": "erin", "password": "correct horse"})).await;
+    let ok = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "erin", "password": "correct horse"}),
+        )
+        .await;
     assert_eq!(ok.status(), 200);
 }
 
@@ -107,9 +151,20 @@ async fn lockout_threshold_is_configurable() {
     app.register("fred").await;
     let c = app.client();
     for _ in 0..2 {
-        app.post(&c, "/api/login", &json!({"username": "fred", "password": "bad password"})).await;
+        app.post(
+            &c,
+            "/api/login",
+            &json!({"username": "fred", "password": "bad password"}),
+        )
+        .await;
     }
-    let r = app.post(&c, "/api/login", &json!({"username": "fred", "password": "correct horse"})).await;
+    let r = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "fred", "password": "correct horse"}),
+        )
+        .await;
     assert_eq!(r.status(), 429);
 }
 
@@ -118,11 +173,19 @@ async fn logout_revokes_the_session() {
     let app = spawn_app().await;
     let c = app.register("gina").await;
     assert_eq!(app.get(&c, "/api/me").await.status(), 200);
-    let token: String = sqlx::query("SELECT count(*)::text FROM sessions").fetch_one(&app.pool).await.unwrap().get(0);
+    let token: String = sqlx::query("SELECT count(*)::text FROM sessions")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(token, "1");
     assert_eq!(app.post(&c, "/api/logout", &json!({})).await.status(), 204);
     assert_eq!(app.get(&c, "/api/me").await.status(), 401);
-    let left: i64 = sqlx::query("SELECT count(*) FROM sessions").fetch_one(&app.pool).await.unwrap().get(0);
+    let left: i64 = sqlx::query("SELECT count(*) FROM sessions")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0);
 }
 
@@ -130,9 +193,21 @@ async fn logout_revokes_the_session() {
 async fn login_rotates_the_session_token() {
     let app = spawn_app().await;
     let c = app.client();
-    let r = app.post(&c, "/api/register", &json!({"username": "hank", "password": "correct horse"})).await;
+    let r = app
+        .post(
+            &c,
+            "/api/register",
+            &json!({"username": "hank", "password": "correct horse"}),
+        )
+        .await;
     let first = cookie_value(r.headers().get(SET_COOKIE).unwrap().to_str().unwrap());
-    let r = app.post(&c, "/api/login", &json!({"username": "hank", "password": "correct horse"})).await;
+    let r = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "hank", "password": "correct horse"}),
+        )
+        .await;
     let second = cookie_value(r.headers().get(SET_COOKIE).unwrap().to_str().unwrap());
     assert_ne!(first, second);
     // The old token no longer opens the account.
@@ -177,9 +252,19 @@ async fn sessions_expire_after_inactivity() {
 async fn session_cookie_is_http_only_same_site_and_secure_when_configured() {
     let app = spawn_app().await;
     let r = app
-        .post(&app.client(), "/api/register", &json!({"username": "jack", "password": "correct horse"}))
+        .post(
+            &app.client(),
+            "/api/register",
+            &json!({"username": "jack", "password": "correct horse"}),
+        )
         .await;
-    let cookie = r.headers().get(SET_COOKIE).unwrap().to_str().unwrap().to_string();
+    let cookie = r
+        .headers()
+        .get(SET_COOKIE)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Lax"), "{cookie}");
     assert!(cookie.contains("Path=/"), "{cookie}");
@@ -189,9 +274,19 @@ async fn session_cookie_is_http_only_same_site_and_secure_when_configured() {
 
     let app = spawn_with(|c| c.secure_cookies = true).await;
     let r = app
-        .post(&app.client(), "/api/register", &json!({"username": "jack", "password": "correct horse"}))
+        .post(
+            &app.client(),
+            "/api/register",
+            &json!({"username": "jack", "password": "correct horse"}),
+        )
         .await;
-    let cookie = r.headers().get(SET_COOKIE).unwrap().to_str().unwrap().to_string();
+    let cookie = r
+        .headers()
+        .get(SET_COOKIE)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(cookie.contains("; Secure"), "{cookie}");
 }
 
@@ -201,11 +296,21 @@ async fn registration_and_login_are_rate_limited_per_ip() {
     let c = app.client();
     for i in 0..3 {
         let r = app
-            .post(&c, "/api/register", &json!({"username": format!("user{i}"), "password": "correct horse"}))
+            .post(
+                &c,
+                "/api/register",
+                &json!({"username": format!("user{i}"), "password": "correct horse"}),
+            )
             .await;
         assert_eq!(r.status(), 201);
     }
-    let r = app.post(&c, "/api/login", &json!({"username": "user0", "password": "correct horse"})).await;
+    let r = app
+        .post(
+            &c,
+            "/api/login",
+            &json!({"username": "user0", "password": "correct horse"}),
+        )
+        .await;
     assert_eq!(r.status(), 429);
     let err: Value = r.json().await.unwrap();
     assert_eq!(err["error"], "rate_limited");

@@ -12,13 +12,20 @@ use crate::helpers::{fresh_database, spawn_with};
 async fn account(pool: &PgPool, name: &str, grant: u64) -> Uuid {
     let id = Uuid::new_v4();
     let mut tx = pool.begin().await.unwrap();
-    chips::create_account(&mut tx, id, name, "not-a-real-hash", grant).await.unwrap();
+    chips::create_account(&mut tx, id, name, "not-a-real-hash", grant)
+        .await
+        .unwrap();
     tx.commit().await.unwrap();
     id
 }
 
 async fn balance(pool: &PgPool, id: Uuid) -> i64 {
-    sqlx::query("SELECT balance FROM accounts WHERE id = $1").bind(id).fetch_one(pool).await.unwrap().get(0)
+    sqlx::query("SELECT balance FROM accounts WHERE id = $1")
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+        .get(0)
 }
 
 async fn assert_balanced(pool: &PgPool) {
@@ -34,7 +41,17 @@ async fn fifty_concurrent_buy_ins_of_100_against_1000_exactly_ten_succeed() {
     let tasks: Vec<_> = (0..50)
         .map(|i| {
             let pool = pool.clone();
-            tokio::spawn(async move { buy_in(&pool, id, &format!("table-{i}"), 0, 100, &format!("key-{i}")).await })
+            tokio::spawn(async move {
+                buy_in(
+                    &pool,
+                    id,
+                    &format!("table-{i}"),
+                    0,
+                    100,
+                    &format!("key-{i}"),
+                )
+                .await
+            })
         })
         .collect();
     let mut ok = 0;
@@ -74,7 +91,11 @@ async fn twenty_clients_racing_for_one_seat_exactly_one_wins() {
         }
     }
     assert_eq!(won, 1);
-    let seated: i64 = sqlx::query("SELECT count(*) FROM table_seats").fetch_one(&*pool).await.unwrap().get(0);
+    let seated: i64 = sqlx::query("SELECT count(*) FROM table_seats")
+        .fetch_one(&*pool)
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(seated, 1);
     assert_balanced(&pool).await;
 }
@@ -83,14 +104,37 @@ async fn twenty_clients_racing_for_one_seat_exactly_one_wins() {
 async fn a_replayed_idempotency_key_applies_once() {
     let (pool, _) = fresh_database().await;
     let id = account(&pool, "retry", 1_000).await;
-    assert_eq!(buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(), Outcome::Applied(700));
-    assert_eq!(buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(), Outcome::Replayed);
-    assert_eq!(top_up(&pool, id, "t", 100, "k2").await.unwrap(), Outcome::Applied(600));
-    assert_eq!(top_up(&pool, id, "t", 100, "k2").await.unwrap(), Outcome::Replayed);
-    assert_eq!(cash_out(&pool, id, "t", "k3").await.unwrap(), Outcome::Applied(400));
-    assert_eq!(cash_out(&pool, id, "t", "k3").await.unwrap(), Outcome::Replayed);
+    assert_eq!(
+        buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(),
+        Outcome::Applied(700)
+    );
+    assert_eq!(
+        buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(),
+        Outcome::Replayed
+    );
+    assert_eq!(
+        top_up(&pool, id, "t", 100, "k2").await.unwrap(),
+        Outcome::Applied(600)
+    );
+    assert_eq!(
+        top_up(&pool, id, "t", 100, "k2").await.unwrap(),
+        Outcome::Replayed
+    );
+    assert_eq!(
+        cash_out(&pool, id, "t", "k3").await.unwrap(),
+        Outcome::Applied(400)
+    );
+    assert_eq!(
+        cash_out(&pool, id, "t", "k3").await.unwrap(),
+        Outcome::Replayed
+    );
     assert_eq!(balance(&pool, id).await, 1_000);
-    let rows: i64 = sqlx::query("SELECT count(*) FROM ledger WHERE account_id = $1").bind(id).fetch_one(&pool).await.unwrap().get(0);
+    let rows: i64 = sqlx::query("SELECT count(*) FROM ledger WHERE account_id = $1")
+        .bind(id)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(rows, 4); // grant, buy-in, top-up, cash-out
     assert_balanced(&pool).await;
 }
@@ -99,14 +143,35 @@ async fn a_replayed_idempotency_key_applies_once() {
 async fn bad_amounts_and_missing_seats_are_refused_and_change_nothing() {
     let (pool, _) = fresh_database().await;
     let id = account(&pool, "careful", 1_000).await;
-    assert!(matches!(buy_in(&pool, id, "t", 0, 0, "a").await, Err(ChipsError::InvalidAmount)));
-    assert!(matches!(buy_in(&pool, id, "t", 0, MAX_AMOUNT + 1, "b").await, Err(ChipsError::InvalidAmount)));
-    assert!(matches!(buy_in(&pool, id, "t", 0, u64::MAX, "c").await, Err(ChipsError::InvalidAmount)));
-    assert!(matches!(buy_in(&pool, id, "t", 0, 1_001, "d").await, Err(ChipsError::InsufficientBalance { balance: 1_000 })));
-    assert!(matches!(top_up(&pool, id, "t", 10, "e").await, Err(ChipsError::NotSeated)));
-    assert!(matches!(cash_out(&pool, id, "t", "f").await, Err(ChipsError::NotSeated)));
+    assert!(matches!(
+        buy_in(&pool, id, "t", 0, 0, "a").await,
+        Err(ChipsError::InvalidAmount)
+    ));
+    assert!(matches!(
+        buy_in(&pool, id, "t", 0, MAX_AMOUNT + 1, "b").await,
+        Err(ChipsError::InvalidAmount)
+    ));
+    assert!(matches!(
+        buy_in(&pool, id, "t", 0, u64::MAX, "c").await,
+        Err(ChipsError::InvalidAmount)
+    ));
+    assert!(matches!(
+        buy_in(&pool, id, "t", 0, 1_001, "d").await,
+        Err(ChipsError::InsufficientBalance { balance: 1_000 })
+    ));
+    assert!(matches!(
+        top_up(&pool, id, "t", 10, "e").await,
+        Err(ChipsError::NotSeated)
+    ));
+    assert!(matches!(
+        cash_out(&pool, id, "t", "f").await,
+        Err(ChipsError::NotSeated)
+    ));
     buy_in(&pool, id, "t", 0, 100, "g").await.unwrap();
-    assert!(matches!(buy_in(&pool, id, "t", 1, 100, "h").await, Err(ChipsError::AlreadySeated)));
+    assert!(matches!(
+        buy_in(&pool, id, "t", 1, 100, "h").await,
+        Err(ChipsError::AlreadySeated)
+    ));
     assert_eq!(balance(&pool, id).await, 900);
     assert_balanced(&pool).await;
 }
@@ -119,14 +184,56 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
     buy_in(&pool, b, "t", 1, 500, "b").await.unwrap();
     let hand = Uuid::new_v4();
-    chips::start_hand(&pool, hand, "t", &[1, 2, 3], &json!([[0, 500], [1, 500]])).await.unwrap();
-    let bad = [FinalStack { seat: 0, account: a, stack: 700 }, FinalStack { seat: 1, account: b, stack: 400 }];
-    assert!(matches!(settle_hand(&pool, hand, "t", &bad, 0, &json!([])).await, Err(ChipsError::Unbalanced(_))));
-    let good = [FinalStack { seat: 0, account: a, stack: 690 }, FinalStack { seat: 1, account: b, stack: 300 }];
-    assert_eq!(settle_hand(&pool, hand, "t", &good, 10, &json!([])).await.unwrap(), Outcome::Applied(()));
-    assert_eq!(settle_hand(&pool, hand, "t", &good, 10, &json!([])).await.unwrap(), Outcome::Replayed);
+    chips::start_hand(&pool, hand, "t", &[1, 2, 3], &json!([[0, 500], [1, 500]]))
+        .await
+        .unwrap();
+    let bad = [
+        FinalStack {
+            seat: 0,
+            account: a,
+            stack: 700,
+        },
+        FinalStack {
+            seat: 1,
+            account: b,
+            stack: 400,
+        },
+    ];
+    assert!(matches!(
+        settle_hand(&pool, hand, "t", &bad, 0, &json!([])).await,
+        Err(ChipsError::Unbalanced(_))
+    ));
+    let good = [
+        FinalStack {
+            seat: 0,
+            account: a,
+            stack: 690,
+        },
+        FinalStack {
+            seat: 1,
+            account: b,
+            stack: 300,
+        },
+    ];
+    assert_eq!(
+        settle_hand(&pool, hand, "t", &good, 10, &json!([]))
+            .await
+            .unwrap(),
+        Outcome::Applied(())
+    );
+    assert_eq!(
+        settle_hand(&pool, hand, "t", &good, 10, &json!([]))
+            .await
+            .unwrap(),
+        Outcome::Replayed
+    );
     let stacks: Vec<i64> = sqlx::query("SELECT stack FROM table_seats ORDER BY seat")
-        .fetch_all(&pool).await.unwrap().iter().map(|r| r.get(0)).collect();
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     assert_eq!(stacks, vec![690, 300]);
     let audit = chips::audit(&pool).await.unwrap();
     assert_eq!(audit.rake, 10);
@@ -139,15 +246,34 @@ async fn voiding_a_running_hand_keeps_pre_hand_stacks_and_tells_the_ledger() {
     let a = account(&pool, "a", 1_000).await;
     buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
     let hand = Uuid::new_v4();
-    chips::start_hand(&pool, hand, "t", &[9], &json!([[0, 500]])).await.unwrap();
+    chips::start_hand(&pool, hand, "t", &[9], &json!([[0, 500]]))
+        .await
+        .unwrap();
     assert_eq!(chips::running_hands(&pool).await.unwrap(), vec![hand]);
-    assert_eq!(chips::void_hand(&pool, hand).await.unwrap(), Outcome::Applied(()));
-    assert_eq!(chips::void_hand(&pool, hand).await.unwrap(), Outcome::Replayed);
+    assert_eq!(
+        chips::void_hand(&pool, hand).await.unwrap(),
+        Outcome::Applied(())
+    );
+    assert_eq!(
+        chips::void_hand(&pool, hand).await.unwrap(),
+        Outcome::Replayed
+    );
     assert!(chips::running_hands(&pool).await.unwrap().is_empty());
-    let kinds: Vec<String> = sqlx::query("SELECT kind FROM ledger WHERE account_id = $1 ORDER BY id")
-        .bind(a).fetch_all(&pool).await.unwrap().iter().map(|r| r.get(0)).collect();
+    let kinds: Vec<String> =
+        sqlx::query("SELECT kind FROM ledger WHERE account_id = $1 ORDER BY id")
+            .bind(a)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
     assert_eq!(kinds, vec!["grant", "buy_in", "void_refund"]);
-    let stack: i64 = sqlx::query("SELECT stack FROM table_seats").fetch_one(&pool).await.unwrap().get(0);
+    let stack: i64 = sqlx::query("SELECT stack FROM table_seats")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(stack, 500);
     assert_balanced(&pool).await;
 }
@@ -170,7 +296,10 @@ async fn free_refill_only_below_the_threshold_and_once_a_day() {
     let again = app.post(&c, "/api/refill", &json!({})).await;
     assert_eq!(again.status(), 409);
     // A day later, but now rich: still refused.
-    sqlx::query("UPDATE accounts SET last_refill_at = now() - interval '25 hours'").execute(&app.pool).await.unwrap();
+    sqlx::query("UPDATE accounts SET last_refill_at = now() - interval '25 hours'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
     assert_eq!(app.post(&c, "/api/refill", &json!({})).await.status(), 409);
     app.assert_balanced().await;
 }
@@ -183,22 +312,38 @@ async fn ledger_pages_through_ones_own_rows_only() {
     let me: Value = app.get(&c, "/api/me").await.json().await.unwrap();
     let id: Uuid = me["id"].as_str().unwrap().parse().unwrap();
     for i in 0..5 {
-        buy_in(&app.pool, id, &format!("t{i}"), 0, 10, &format!("k{i}")).await.unwrap();
+        buy_in(&app.pool, id, &format!("t{i}"), 0, 10, &format!("k{i}"))
+            .await
+            .unwrap();
     }
-    let page: Value = app.get(&c, "/api/ledger?limit=4").await.json().await.unwrap();
+    let page: Value = app
+        .get(&c, "/api/ledger?limit=4")
+        .await
+        .json()
+        .await
+        .unwrap();
     let rows = page["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[0]["kind"], "buy_in");
     assert_eq!(rows[0]["balance_after"], 950);
     let next = page["next_before"].as_i64().unwrap();
-    let page: Value = app.get(&c, &format!("/api/ledger?limit=4&before={next}")).await.json().await.unwrap();
+    let page: Value = app
+        .get(&c, &format!("/api/ledger?limit=4&before={next}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     let rows = page["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1]["kind"], "grant");
     assert!(page["next_before"].is_null());
     let theirs: Value = app.get(&other, "/api/ledger").await.json().await.unwrap();
     assert_eq!(theirs["rows"].as_array().unwrap().len(), 1);
-    for bad in ["/api/ledger?limit=0", "/api/ledger?limit=abc", "/api/ledger?before=1;DROP"] {
+    for bad in [
+        "/api/ledger?limit=0",
+        "/api/ledger?limit=abc",
+        "/api/ledger?before=1;DROP",
+    ] {
         assert_eq!(app.get(&c, bad).await.status(), 400, "{bad}");
     }
     app.assert_balanced().await;

@@ -41,10 +41,13 @@ pub async fn fresh_database() -> (PgPool, String) {
         .await
         .expect("create test database");
     admin.close().await;
-    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(b, _)| b).to_string();
+    let base = admin_url
+        .rsplit_once('/')
+        .map_or(admin_url.as_str(), |(b, _)| b)
+        .to_string();
     let url = format!("{base}/{name}");
     let pool = PgPoolOptions::new()
-        .max_connections(30)
+        .max_connections(10)
         .connect(&url)
         .await
         .expect("connect test database");
@@ -63,7 +66,9 @@ pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     config.bind = "127.0.0.1:0".parse().expect("address");
     configure(&mut config);
     let state = AppState::new(pool.clone(), config).expect("state");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move {
         axum::serve(
@@ -83,11 +88,19 @@ impl TestApp {
 
     /// A client with its own cookie jar (a browser).
     pub fn client(&self) -> Client {
-        Client::builder().cookie_store(true).build().expect("client")
+        Client::builder()
+            .cookie_store(true)
+            .build()
+            .expect("client")
     }
 
     pub async fn post(&self, client: &Client, path: &str, body: &Value) -> Response {
-        client.post(self.url(path)).json(body).send().await.expect("request")
+        client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .expect("request")
     }
 
     pub async fn get(&self, client: &Client, path: &str) -> Response {
@@ -98,7 +111,11 @@ impl TestApp {
     pub async fn register(&self, name: &str) -> Client {
         let c = self.client();
         let r = self
-            .post(&c, "/api/register", &json!({"username": name, "password": "correct horse"}))
+            .post(
+                &c,
+                "/api/register",
+                &json!({"username": name, "password": "correct horse"}),
+            )
             .await;
         assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
         c
