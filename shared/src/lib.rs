@@ -8,6 +8,7 @@
 pub mod card;
 pub mod eval;
 pub mod hand;
+pub mod history;
 pub mod pot;
 pub mod protocol;
 pub mod rules;
