@@ -11,8 +11,20 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::http;
+use crate::metrics::Metrics;
 use crate::password::{HashError, Hasher};
 use crate::ratelimit::RateLimiter;
+use crate::tables::Tables;
+use crate::tables::def::DefError;
+use crate::ws;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Tables(#[from] DefError),
+}
 
 #[derive(Clone)]
 pub struct AppState {
@@ -22,10 +34,17 @@ pub struct AppState {
     pub auth_limiter: Arc<RateLimiter<IpAddr>>,
     /// Accounts that just logged out: their sockets close.
     pub logouts: broadcast::Sender<Uuid>,
+    pub tables: Arc<Tables>,
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
-    pub fn new(pool: PgPool, config: Config) -> Result<AppState, HashError> {
+    /// Voids hands left running by a stopped process and opens the tables.
+    pub async fn start(pool: PgPool, config: Config) -> Result<AppState, StartError> {
+        let metrics = Arc::new(Metrics::default());
+        let tables = Tables::start(pool.clone(), metrics.clone(), config.tables.as_deref()).await?;
+        // The evaluator builds its tables on first use; do it now rather than in a showdown.
+        shared::eval::warm_up();
         let hasher = Hasher::new(config.hash_concurrency)?;
         let auth_limiter = Arc::new(RateLimiter::new(
             config.auth_per_minute,
@@ -38,6 +57,8 @@ impl AppState {
             hasher,
             auth_limiter,
             logouts,
+            tables,
+            metrics,
         })
     }
 }
@@ -48,6 +69,9 @@ pub fn router(state: AppState) -> Router {
         .merge(http::health::router())
         .merge(http::accounts::router())
         .merge(http::chips::router())
+        .merge(http::tables::router())
+        .merge(http::hands::router())
+        .route("/ws", axum::routing::get(ws::handler))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -295,24 +295,38 @@ pub async fn cash_out(
     Ok(Outcome::Applied(stack))
 }
 
-/// Records that a hand has started, with the stacks it started from and the deck's hash.
+/// Records that a hand has started, with the stacks it started from, the deck's hash and who
+/// played it.
 pub async fn start_hand(
     pool: &PgPool,
     hand: Uuid,
     table_id: &str,
     deck_hash: &[u8],
     starting_stacks: &serde_json::Value,
+    number: u64,
+    players: &[(u8, Uuid)],
 ) -> Result<(), ChipsError> {
+    let mut tx = pool.begin().await?;
     sqlx::query(
-        "INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks) \
-         VALUES ($1, $2, 'running', $3, $4)",
+        "INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks, number) \
+         VALUES ($1, $2, 'running', $3, $4, $5)",
     )
     .bind(hand)
     .bind(table_id)
     .bind(deck_hash)
     .bind(starting_stacks)
-    .execute(pool)
+    .bind(i64::try_from(number).unwrap_or(i64::MAX))
+    .execute(&mut *tx)
     .await?;
+    for &(seat, account) in players {
+        sqlx::query("INSERT INTO hand_players (hand_id, account_id, seat) VALUES ($1, $2, $3)")
+            .bind(hand)
+            .bind(account)
+            .bind(i16::from(seat))
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 
@@ -369,6 +383,12 @@ pub async fn settle_hand(
             .bind(table_id)
             .bind(i16::from(s.seat))
             .bind(stack)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE hand_players SET net = $3 WHERE hand_id = $1 AND account_id = $2")
+            .bind(hand)
+            .bind(s.account)
+            .bind(stack - row.get::<i64, _>(0))
             .execute(&mut *tx)
             .await?;
     }

@@ -71,6 +71,23 @@ pub struct Config {
     #[arg(long, env = "SCOOP_HASH_CONCURRENCY", default_value_t = 2)]
     pub hash_concurrency: usize,
 
+    /// Tables file (`[[table]]` entries) opened at start-up, in addition to tables already
+    /// open in the database.
+    #[arg(long, env = "SCOOP_TABLES")]
+    pub tables: Option<String>,
+
+    /// Seconds to let running hands finish after SIGTERM before exiting.
+    #[arg(long, env = "SCOOP_SHUTDOWN_GRACE_SECS", default_value_t = 30)]
+    pub shutdown_grace_secs: u64,
+
+    /// Messages one WebSocket may send per second (bursts of twice that).
+    #[arg(long, env = "SCOOP_WS_MESSAGES_PER_SECOND", default_value_t = 20)]
+    pub ws_messages_per_second: u32,
+
+    /// Directory of the web client to serve at `/` (the built `web/dist`).
+    #[arg(long, env = "SCOOP_WEB_DIR", default_value = "web/dist")]
+    pub web_dir: String,
+
     /// Log as JSON lines instead of text.
     #[arg(long, env = "SCOOP_LOG_JSON", default_value_t = false)]
     pub log_json: bool,

@@ -3,13 +3,17 @@
 
 pub mod app;
 pub mod bench;
+pub mod bots;
 pub mod chips;
 pub mod config;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod metrics;
 pub mod password;
 pub mod phh;
 pub mod ratelimit;
 pub mod replay;
 pub mod session;
+pub mod tables;
+pub mod ws;

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -52,6 +53,32 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         hash_concurrency: usize,
     },
+    /// Operator's tables: list, add, close (a running server picks changes up in seconds).
+    Tables {
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "postgres://postgres@127.0.0.1:5432/scoop"
+        )]
+        database_url: String,
+        #[command(subcommand)]
+        action: TablesAction,
+    },
+    /// Load test: WebSocket bots that register, buy in and play; prints a JSON report with
+    /// hands per second and action-to-broadcast latency.
+    Bots {
+        /// Server base URL.
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        url: String,
+        /// Comma-separated table ids (default: every table in the lobby).
+        #[arg(long, value_delimiter = ',')]
+        tables: Vec<String>,
+        #[arg(long, default_value_t = 6)]
+        per_table: usize,
+        /// How long to play, in seconds.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
     /// Check that balances + chips on tables + rake collected = chips granted.
     Audit {
         #[arg(
@@ -91,6 +118,48 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum TablesAction {
+    /// Open tables, one line each.
+    List,
+    /// Open a table (or update and reopen one with this id).
+    Add {
+        #[arg(long)]
+        id: String,
+        #[arg(long)]
+        name: String,
+        /// fixed-limit, pot-limit or no-limit
+        #[arg(long, value_parser = parse_structure)]
+        structure: shared::rules::Structure,
+        /// Big blind; in fixed limit also the small bet.
+        #[arg(long)]
+        big_blind: u64,
+        /// Small blind (default: half the big blind).
+        #[arg(long)]
+        small_blind: Option<u64>,
+        #[arg(long, default_value_t = 6)]
+        seats: u8,
+        #[arg(long, default_value_t = 20)]
+        clock_secs: u32,
+        #[arg(long, default_value_t = false)]
+        practice: bool,
+        #[arg(long, default_value_t = 0)]
+        house_bots: u8,
+    },
+    /// Close a table: no more hands; players are cashed out after the current one.
+    Close { id: String },
+}
+
+fn parse_structure(s: &str) -> Result<shared::rules::Structure, String> {
+    use shared::rules::Structure;
+    match s {
+        "fixed-limit" | "fl" | "FL" => Ok(Structure::FixedLimit),
+        "pot-limit" | "pl" | "PL" => Ok(Structure::PotLimit),
+        "no-limit" | "nl" | "NL" => Ok(Structure::NoLimit),
+        _ => Err("expected fixed-limit, pot-limit or no-limit".into()),
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -125,6 +194,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&figures)?);
             Ok(ExitCode::SUCCESS)
         }),
+        Command::Tables {
+            database_url,
+            action,
+        } => runtime()?.block_on(tables(&database_url, action)),
+        Command::Bots {
+            url,
+            tables,
+            per_table,
+            seconds,
+        } => runtime()?.block_on(async {
+            init_logs(false);
+            let report = server::bots::client::run(server::bots::client::Options {
+                url,
+                tables,
+                per_table,
+                duration: Duration::from_secs(seconds),
+            })
+            .await?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(ExitCode::SUCCESS)
+        }),
         Command::Audit { database_url } => runtime()?.block_on(async {
             let pool = db::connect(&database_url)
                 .await
@@ -138,6 +228,64 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }),
     }
+}
+
+async fn tables(database_url: &str, action: TablesAction) -> anyhow::Result<ExitCode> {
+    use server::tables::def::{self, TableDef};
+    let pool = db::connect(database_url)
+        .await
+        .context("connecting to the database")?;
+    db::migrate(&pool).await.context("migrating")?;
+    match action {
+        TablesAction::List => {
+            for t in def::open_tables(&pool).await? {
+                let stakes = t.stakes()?;
+                println!(
+                    "{}\t{}\t{} {}/{}\t{} seats{}",
+                    t.id,
+                    t.name,
+                    stakes.structure.code(),
+                    stakes.small_blind,
+                    stakes.big_blind,
+                    t.seats,
+                    if t.practice { "\tpractice" } else { "" }
+                );
+            }
+        }
+        TablesAction::Add {
+            id,
+            name,
+            structure,
+            big_blind,
+            small_blind,
+            seats,
+            clock_secs,
+            practice,
+            house_bots,
+        } => {
+            let mut t = TableDef::new(
+                &id,
+                &name,
+                structure,
+                small_blind.unwrap_or(big_blind / 2),
+                big_blind,
+            );
+            t.seats = seats;
+            t.clock_secs = clock_secs;
+            t.practice = practice;
+            t.house_bots = house_bots;
+            def::upsert(&pool, &t).await?;
+            println!("table {id} open");
+        }
+        TablesAction::Close { id } => {
+            if def::close(&pool, &id).await? {
+                println!("table {id} closing");
+            } else {
+                anyhow::bail!("no open table `{id}`");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -164,16 +312,36 @@ async fn serve(config: Config) -> anyhow::Result<ExitCode> {
         .context("connecting to the database")?;
     db::migrate(&pool).await.context("migrating the database")?;
     let bind = config.bind;
-    let state = app::AppState::new(pool, config)?;
+    let grace = Duration::from_secs(config.shutdown_grace_secs);
+    let state = app::AppState::start(pool, config).await?;
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("binding {bind}"))?;
     tracing::info!(%bind, "scoop listening");
+
+    // Tables opened or closed with `scoop tables` are picked up within seconds.
+    let tables = state.tables.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            if let Err(e) = tables.sync().await {
+                tracing::warn!(error = %e, "could not refresh the table list");
+            }
+        }
+    });
+
+    let tables = state.tables.clone();
     axum::serve(
         listener,
         app::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        // Stop dealing, let running hands finish, then close the sockets.
+        tables.drain(grace).await;
+        tracing::info!("hands finished; closing connections");
+    })
     .await?;
     Ok(ExitCode::SUCCESS)
 }

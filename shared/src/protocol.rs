@@ -171,6 +171,18 @@ pub enum ErrorCode {
     Internal,
 }
 
+/// The decision clock of the player to act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    pub seat: u8,
+    /// Milliseconds left on the current clock (the decision clock, or the time bank once
+    /// that has started) when the message was sent.
+    pub remaining_ms: u64,
+    /// Time bank left besides, in milliseconds.
+    pub time_bank_ms: u64,
+    pub in_time_bank: bool,
+}
+
 /// Server → client. Table messages carry the table's sequence number; a client that sees a
 /// gap sends `Resync`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -186,12 +198,14 @@ pub enum ServerMessage {
         table: TableId,
         seq: u64,
         view: Box<TableView>,
+        clock: Option<Clock>,
     },
     Events {
         table: TableId,
         seq: u64,
         events: Vec<ViewEvent>,
         view: Box<TableView>,
+        clock: Option<Clock>,
     },
     Chat {
         table: TableId,
@@ -202,6 +216,11 @@ pub enum ServerMessage {
     Error {
         code: ErrorCode,
         message: String,
+        /// The table the failed request was about, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        table: Option<TableId>,
     },
+    /// The session behind this socket has ended (logout or expiry).
+    SessionEnded,
     Pong,
 }

@@ -271,6 +271,48 @@ impl Table {
         Ok(())
     }
 
+    /// Puts back a player who was seated when the server stopped, with the stack the
+    /// database holds, sitting out until they return (RULES.md §9). Buy-in limits do not
+    /// apply: the chips were already at the table.
+    pub fn restore_seat(
+        &mut self,
+        seat: u8,
+        player: PlayerId,
+        name: String,
+        stack: Chips,
+    ) -> Result<(), TableError> {
+        match self.seats.get(seat as usize) {
+            None => return Err(TableError::NoSuchSeat(seat)),
+            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
+            Some(None) => {}
+        }
+        if self.seat_of(player).is_some() {
+            return Err(TableError::AlreadySeated);
+        }
+        self.seats[seat as usize] = Some(Seat {
+            player,
+            name,
+            stack,
+            status: SeatStatus::SittingOut,
+            missed_big: false,
+            missed_small: false,
+            hands_sat_out: 0,
+            sit_out_next: false,
+            leaving: false,
+        });
+        Ok(())
+    }
+
+    /// Overwrites a seat's stack between hands: only to make the table agree with the
+    /// database after a hand could not be written there.
+    pub fn set_stack(&mut self, seat: u8, stack: Chips) {
+        if !self.hand_running()
+            && let Some(Some(s)) = self.seats.get_mut(seat as usize)
+        {
+            s.stack = stack;
+        }
+    }
+
     /// Leaves the table. Mid-hand the player is folded when their turn comes.
     pub fn leave(&mut self, seat: u8) -> Result<(Leave, Vec<Event>), TableError> {
         if self.in_hand(seat) && self.hand.as_ref().and_then(|h| h.has_folded(seat)) == Some(false)

@@ -17,7 +17,8 @@ echo "generating $hands hands with pokerkit (seed $seed)"
 "$venv/bin/python" tools/pokerkit_diff/gen_hands.py --hands "$hands" --seed "$seed" --out "$out" 2>"$out/gen.log"
 cargo build --quiet --locked -p server
 set +e
-./target/debug/scoop replay "$out"/*.phhs >"$out/replay.jsonl"
+# cargo run finds the binary wherever CARGO_TARGET_DIR puts it.
+cargo run --quiet --locked -p server --bin scoop -- replay "$out"/*.phhs >"$out/replay.jsonl"
 code=$?
 set -e
 total=$(grep -c . "$out/replay.jsonl" || true)

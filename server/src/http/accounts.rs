@@ -54,6 +54,12 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
             "a username uses letters, digits, _ and - and starts with a letter or digit".into(),
         ));
     }
+    // House bots' names start with "bot-": nobody may pass for one.
+    if name.to_ascii_lowercase().starts_with("bot-") {
+        return Err(ApiError::BadRequest(
+            "usernames starting with bot- are reserved".into(),
+        ));
+    }
     Ok(())
 }
 

@@ -2,4 +2,6 @@
 
 pub mod accounts;
 pub mod chips;
+pub mod hands;
 pub mod health;
+pub mod tables;

@@ -184,9 +184,17 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
     buy_in(&pool, b, "t", 1, 500, "b").await.unwrap();
     let hand = Uuid::new_v4();
-    chips::start_hand(&pool, hand, "t", &[1, 2, 3], &json!([[0, 500], [1, 500]]))
-        .await
-        .unwrap();
+    chips::start_hand(
+        &pool,
+        hand,
+        "t",
+        &[1, 2, 3],
+        &json!([[0, 500], [1, 500]]),
+        1,
+        &[(0, a), (1, b)],
+    )
+    .await
+    .unwrap();
     let bad = [
         FinalStack {
             seat: 0,
@@ -246,7 +254,7 @@ async fn voiding_a_running_hand_keeps_pre_hand_stacks_and_tells_the_ledger() {
     let a = account(&pool, "a", 1_000).await;
     buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
     let hand = Uuid::new_v4();
-    chips::start_hand(&pool, hand, "t", &[9], &json!([[0, 500]]))
+    chips::start_hand(&pool, hand, "t", &[9], &json!([[0, 500]]), 1, &[(0, a)])
         .await
         .unwrap();
     assert_eq!(chips::running_hands(&pool).await.unwrap(), vec![hand]);

@@ -7,6 +7,7 @@ use server::app::{AppState, router};
 use server::chips::audit;
 use server::config::Config;
 use server::db;
+use server::tables::def::{self, TableDef};
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 
@@ -60,12 +61,20 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+    spawn_tables(&[], configure).await
+}
+
+/// A server with these tables open.
+pub async fn spawn_tables(tables: &[TableDef], configure: impl FnOnce(&mut Config)) -> TestApp {
     let (pool, url) = fresh_database().await;
+    for t in tables {
+        def::upsert(&pool, t).await.expect("table definition");
+    }
     let mut config = Args::parse_from(["scoop"]).config;
     config.database_url = url;
     config.bind = "127.0.0.1:0".parse().expect("address");
     configure(&mut config);
-    let state = AppState::new(pool.clone(), config).expect("state");
+    let state = AppState::start(pool.clone(), config).await.expect("state");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -3,4 +3,7 @@
 
 mod accounts;
 mod chips;
+mod crash;
 mod helpers;
+mod tables;
+mod ws;

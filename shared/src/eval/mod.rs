@@ -21,6 +21,12 @@ mod value;
 
 pub use value::{HandCategory, HighValue, LowValue};
 
+/// Builds the evaluator's lookup tables now (35-55 ms, about 1.2 MB) instead of during the
+/// first showdown. Servers call it at start-up; it is a no-op after the first call.
+pub fn warm_up() {
+    let _ = tables::tables();
+}
+
 use crate::{Card, Suit};
 
 use tables::{

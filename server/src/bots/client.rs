@@ -1,0 +1,285 @@
+//! `scoop bots`: WebSocket clients that register, buy in and play like people do, for load
+//! tests. Each measures the time from sending an action to receiving its broadcast.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use rand::Rng;
+use serde::Serialize;
+use serde_json::json;
+use shared::hand::Event;
+use shared::protocol::{ClientMessage, ServerMessage, TableView, ViewEvent};
+use thiserror::Error;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+
+use crate::bots::strategy;
+
+#[derive(Debug, Error)]
+pub enum BotError {
+    #[error("http: {0}")]
+    Http(#[from] reqwest::Error),
+    #[error("websocket: {0}")]
+    Ws(#[from] Box<tokio_tungstenite::tungstenite::Error>),
+    #[error("registration refused: {0}")]
+    Register(String),
+    #[error("no table to join: {0}")]
+    NoTable(String),
+    #[error("the server closed the connection")]
+    Closed,
+}
+
+impl From<tokio_tungstenite::tungstenite::Error> for BotError {
+    fn from(e: tokio_tungstenite::tungstenite::Error) -> Self {
+        BotError::Ws(Box::new(e))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Base URL, e.g. http://127.0.0.1:8080
+    pub url: String,
+    /// Table ids; empty = every table in the lobby.
+    pub tables: Vec<String>,
+    pub per_table: usize,
+    pub duration: Duration,
+}
+
+#[derive(Default)]
+struct Stats {
+    latencies_us: Vec<u64>,
+    hands: u64,
+    actions: u64,
+    errors: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub tables: usize,
+    pub connections: usize,
+    pub seconds: f64,
+    pub hands: u64,
+    pub hands_per_second: f64,
+    pub actions: u64,
+    pub action_to_broadcast_p50_ms: f64,
+    pub action_to_broadcast_p99_ms: f64,
+    pub action_to_broadcast_max_ms: f64,
+    pub errors: u64,
+}
+
+pub async fn run(opts: Options) -> Result<Report, BotError> {
+    let http = reqwest::Client::new();
+    let tables: Vec<String> = if opts.tables.is_empty() {
+        let lobby: serde_json::Value = http
+            .get(format!("{}/api/tables", opts.url))
+            .send()
+            .await?
+            .json()
+            .await?;
+        lobby["tables"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t["id"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        opts.tables.clone()
+    };
+    if tables.is_empty() {
+        return Err(BotError::NoTable("the lobby is empty".into()));
+    }
+    let stats = Arc::new(Mutex::new(Stats::default()));
+    let start = Instant::now();
+    let deadline = start + opts.duration;
+    let mut tasks = Vec::new();
+    for table in &tables {
+        for i in 0..opts.per_table {
+            let (opts, table, stats) = (opts.clone(), table.clone(), stats.clone());
+            // The first bot of each table counts its hands, so each hand counts once.
+            let counts_hands = i == 0;
+            tasks.push(tokio::spawn(async move {
+                if let Err(e) = bot(&opts, &table, counts_hands, deadline, &stats).await {
+                    tracing::warn!(%table, error = %e, "bot stopped");
+                    if let Ok(mut s) = stats.lock() {
+                        s.errors += 1;
+                    }
+                }
+            }));
+        }
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let mut s = match stats.lock() {
+        Ok(mut s) => std::mem::take(&mut *s),
+        Err(_) => Stats::default(),
+    };
+    s.latencies_us.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if s.latencies_us.is_empty() {
+            return 0.0;
+        }
+        let i = ((s.latencies_us.len() as f64 - 1.0) * p).round() as usize;
+        s.latencies_us[i] as f64 / 1000.0
+    };
+    Ok(Report {
+        tables: tables.len(),
+        connections: tables.len() * opts.per_table,
+        seconds,
+        hands: s.hands,
+        hands_per_second: s.hands as f64 / seconds,
+        actions: s.actions,
+        action_to_broadcast_p50_ms: pct(0.50),
+        action_to_broadcast_p99_ms: pct(0.99),
+        action_to_broadcast_max_ms: pct(1.0),
+        errors: s.errors,
+    })
+}
+
+async fn bot(
+    opts: &Options,
+    table: &str,
+    counts_hands: bool,
+    deadline: Instant,
+    stats: &Mutex<Stats>,
+) -> Result<(), BotError> {
+    let http = reqwest::Client::new();
+    let name = format!("lb-{:08x}", rand::rng().random::<u32>());
+    let resp = http
+        .post(format!("{}/api/register", opts.url))
+        .json(&json!({"username": name, "password": "load-test-password"}))
+        .send()
+        .await?;
+    if !resp.status().is_success() {
+        return Err(BotError::Register(resp.text().await.unwrap_or_default()));
+    }
+    let cookie = resp
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_default()
+        .to_string();
+    let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
+    let mut request = ws_url.into_client_request()?;
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        request.headers_mut().insert("cookie", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&opts.url) {
+        request.headers_mut().insert("origin", v);
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await?;
+    let send =
+        |msg: &ClientMessage| Message::Text(serde_json::to_string(msg).unwrap_or_default().into());
+    ws.send(send(&ClientMessage::Watch {
+        table: table.to_string(),
+    }))
+    .await?;
+
+    let mut sitting = false;
+    let mut pending: Option<(u64, Instant)> = None;
+    let mut acted_for: Option<(u64, u64)> = None;
+    while Instant::now() < deadline {
+        let next = tokio::time::timeout(Duration::from_secs(1), ws.next()).await;
+        let Ok(next) = next else { continue };
+        let text = match next {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => return Err(e.into()),
+            None => return Err(BotError::Closed),
+        };
+        let Ok(msg) = serde_json::from_str::<ServerMessage>(text.as_str()) else {
+            continue;
+        };
+        let (view, events, seq): (Box<TableView>, Vec<ViewEvent>, u64) = match msg {
+            ServerMessage::Snapshot { view, seq, .. } => (view, Vec::new(), seq),
+            ServerMessage::Events {
+                view, events, seq, ..
+            } => (view, events, seq),
+            ServerMessage::Error { .. } => {
+                // Most likely a seat someone else took first: try another.
+                sitting = false;
+                continue;
+            }
+            _ => continue,
+        };
+        let my_seat = view.you;
+        for e in &events {
+            match e {
+                ViewEvent::Public(Event::Acted { seat, .. }) if Some(*seat) == my_seat => {
+                    if let Some((_, sent)) = pending.take()
+                        && let Ok(mut s) = stats.lock()
+                    {
+                        s.latencies_us.push(sent.elapsed().as_micros() as u64);
+                        s.actions += 1;
+                    }
+                }
+                ViewEvent::Public(Event::HandEnded { .. }) if counts_hands => {
+                    if let Ok(mut s) = stats.lock() {
+                        s.hands += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if my_seat.is_none() && !sitting {
+            if let Some(free) = view.seats.iter().position(Option::is_none) {
+                let buy_in = view.max_buy_in / 2;
+                ws.send(send(&ClientMessage::Sit {
+                    table: table.to_string(),
+                    seat: free as u8,
+                    buy_in: buy_in.max(view.min_buy_in),
+                    post_now: true,
+                }))
+                .await?;
+                sitting = true;
+            }
+            continue;
+        }
+        let Some(seat) = my_seat else { continue };
+        let me = view.seats.get(seat as usize).and_then(|s| s.as_ref());
+        if !view.hand_running {
+            if let Some(me) = me {
+                if me.stack < view.min_buy_in {
+                    ws.send(send(&ClientMessage::TopUp {
+                        table: table.to_string(),
+                        amount: view.max_buy_in / 2 - me.stack.min(view.max_buy_in / 2),
+                    }))
+                    .await?;
+                } else if me.status == shared::table::SeatStatus::SittingOut {
+                    ws.send(send(&ClientMessage::SitIn {
+                        table: table.to_string(),
+                        post_now: true,
+                    }))
+                    .await?;
+                }
+            }
+            continue;
+        }
+        if let Some(legal) = view.legal
+            && acted_for != Some((view.hand, seq))
+        {
+            let action = strategy::choose(&legal, &mut rand::rng());
+            acted_for = Some((view.hand, seq));
+            pending = Some((view.hand, Instant::now()));
+            ws.send(send(&ClientMessage::Act {
+                table: table.to_string(),
+                hand: view.hand,
+                action,
+            }))
+            .await?;
+        }
+    }
+    let _ = ws
+        .send(send(&ClientMessage::Leave {
+            table: table.to_string(),
+        }))
+        .await;
+    let _ = ws.close(None).await;
+    Ok(())
+}

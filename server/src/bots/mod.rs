@@ -1,0 +1,4 @@
+//! Bots: the playing strategy shared by house bots and `scoop bots`, and the load-test client.
+
+pub mod client;
+pub mod strategy;

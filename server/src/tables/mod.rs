@@ -1,0 +1,227 @@
+//! The room's tables: one actor task per table, a registry to find them, the lobby.
+
+pub mod actor;
+pub mod def;
+pub mod house_bots;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use shared::protocol::LobbyTable;
+use shared::table::{PlayerId, Table};
+use sqlx::{PgPool, Row};
+use tokio::sync::{RwLock, broadcast, mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::chips;
+use crate::metrics::Metrics;
+use actor::{ActorParts, Command, TableActor};
+use def::{DefError, TableDef};
+
+/// Commands waiting for one table; a full queue means the table is overloaded and the
+/// sender is told so rather than kept waiting.
+pub const COMMAND_QUEUE: usize = 256;
+
+struct TableHandle {
+    tx: mpsc::Sender<Command>,
+    info: Arc<Mutex<LobbyTable>>,
+}
+
+pub struct Tables {
+    pool: PgPool,
+    metrics: Arc<Metrics>,
+    tables: RwLock<HashMap<String, TableHandle>>,
+    pub lobby: broadcast::Sender<LobbyTable>,
+}
+
+impl Tables {
+    /// Voids hands a previous process left unfinished, opens the tables of `file` (if any)
+    /// and starts every open table.
+    pub async fn start(
+        pool: PgPool,
+        metrics: Arc<Metrics>,
+        file: Option<&str>,
+    ) -> Result<Arc<Tables>, DefError> {
+        for hand in chips::running_hands(&pool).await.map_err(chips_to_def)? {
+            chips::void_hand(&pool, hand).await.map_err(chips_to_def)?;
+            tracing::warn!(%hand, "voided a hand interrupted by a stop; its chips are back");
+        }
+        if let Some(path) = file {
+            for def in def::load_file(path)? {
+                def::upsert(&pool, &def).await?;
+            }
+        }
+        let (lobby, _) = broadcast::channel(4096);
+        let tables = Arc::new(Tables {
+            pool,
+            metrics,
+            tables: RwLock::new(HashMap::new()),
+            lobby,
+        });
+        tables.sync().await?;
+        Ok(tables)
+    }
+
+    /// Starts tables opened and stops tables closed since the last look (`scoop tables`).
+    pub async fn sync(&self) -> Result<(), DefError> {
+        let open = def::open_tables(&self.pool).await?;
+        let mut tables = self.tables.write().await;
+        for d in &open {
+            if !tables.contains_key(&d.id) {
+                match self.spawn(d).await {
+                    Ok(handle) => {
+                        tables.insert(d.id.clone(), handle);
+                        self.metrics.tables.inc();
+                        tracing::info!(table = %d.id, "table open");
+                    }
+                    Err(e) => tracing::error!(table = %d.id, error = %e, "could not open table"),
+                }
+            }
+        }
+        let closed: Vec<String> = tables
+            .keys()
+            .filter(|id| !open.iter().any(|d| &d.id == *id))
+            .cloned()
+            .collect();
+        for id in closed {
+            if let Some(handle) = tables.remove(&id) {
+                let _ = handle.tx.send(Command::Close).await;
+                self.metrics.tables.sub(1);
+                tracing::info!(table = %id, "table closing");
+            }
+        }
+        Ok(())
+    }
+
+    async fn spawn(&self, def: &TableDef) -> Result<TableHandle, DefError> {
+        let config = def.table_config()?;
+        let mut table = Table::new(config).map_err(|e| DefError::Invalid {
+            id: def.id.clone(),
+            reason: e.to_string(),
+        })?;
+        let bots = if def.practice {
+            house_bots::accounts(&self.pool, &def.id, def.house_bots)
+                .await
+                .map_err(chips_to_def)?
+        } else {
+            Vec::new()
+        };
+        // Players seated when the server stopped come back sat out, with the stacks the
+        // database holds.
+        let rows = sqlx::query(
+            "SELECT s.seat, s.account_id, s.stack, a.username FROM table_seats s \
+             JOIN accounts a ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
+        )
+        .bind(&def.id)
+        .fetch_all(&self.pool)
+        .await?;
+        for row in rows {
+            let seat: i16 = row.get(0);
+            let account: Uuid = row.get(1);
+            let stack: i64 = row.get(2);
+            let name = bots
+                .iter()
+                .find(|b| b.id == account)
+                .map_or_else(|| row.get::<String, _>(3), |b| b.name.clone());
+            let restored =
+                u8::try_from(seat)
+                    .ok()
+                    .zip(u64::try_from(stack).ok())
+                    .map(|(seat, stack)| {
+                        table.restore_seat(seat, PlayerId(account.as_u128()), name, stack)
+                    });
+            if !matches!(restored, Some(Ok(()))) {
+                // The table changed shape since: the chips go back to the balance.
+                let key = format!("restore:{}:{}", def.id, Uuid::new_v4());
+                chips::cash_out(&self.pool, account, &def.id, &key)
+                    .await
+                    .map_err(chips_to_def)?;
+            }
+        }
+        let number: i64 =
+            sqlx::query("SELECT coalesce(max(number), 0) FROM hands WHERE table_id = $1")
+                .bind(&def.id)
+                .fetch_one(&self.pool)
+                .await?
+                .get(0);
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let info = Arc::new(Mutex::new(LobbyTable {
+            id: def.id.clone(),
+            name: def.name.clone(),
+            stakes: table.config().stakes,
+            seats_taken: 0,
+            seat_count: table.config().seats,
+            average_pot: 0,
+            hands_per_hour: 0,
+            spectators: 0,
+        }));
+        let actor = TableActor::new(ActorParts {
+            id: def.id.clone(),
+            def: def.clone(),
+            table,
+            pool: self.pool.clone(),
+            rx,
+            hand_number: u64::try_from(number).unwrap_or(0),
+            lobby: self.lobby.clone(),
+            lobby_info: info.clone(),
+            bots,
+            metrics: self.metrics.clone(),
+        });
+        tokio::spawn(actor.run());
+        Ok(TableHandle { tx, info })
+    }
+
+    pub async fn sender(&self, id: &str) -> Option<mpsc::Sender<Command>> {
+        self.tables.read().await.get(id).map(|h| h.tx.clone())
+    }
+
+    /// Every open table as the lobby shows it, in id order.
+    pub async fn lobby(&self) -> Vec<LobbyTable> {
+        let tables = self.tables.read().await;
+        let mut list: Vec<LobbyTable> = tables
+            .values()
+            .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
+            .collect();
+        list.sort_by(|a, b| a.id.cmp(&b.id));
+        list
+    }
+
+    /// Stops dealing everywhere and waits (at most `limit`) for running hands to finish.
+    pub async fn drain(&self, limit: Duration) {
+        let senders: Vec<mpsc::Sender<Command>> = self
+            .tables
+            .read()
+            .await
+            .values()
+            .map(|h| h.tx.clone())
+            .collect();
+        let mut waits = Vec::new();
+        for tx in senders {
+            let (done, wait) = oneshot::channel();
+            if tx.send(Command::Drain { done }).await.is_ok() {
+                waits.push(wait);
+            }
+        }
+        let all = async {
+            for w in waits {
+                let _ = w.await;
+            }
+        };
+        if tokio::time::timeout(limit, all).await.is_err() {
+            tracing::warn!(
+                "some hands were still running at shutdown; they will be voided at the next start"
+            );
+        }
+    }
+}
+
+fn chips_to_def(e: chips::ChipsError) -> DefError {
+    match e {
+        chips::ChipsError::Database(e) => DefError::Database(e),
+        other => DefError::Invalid {
+            id: String::new(),
+            reason: other.to_string(),
+        },
+    }
+}

@@ -1,0 +1,296 @@
+//! The WebSocket gateway: one task per connection, translating protocol messages into table
+//! commands. It never builds game state itself: what it forwards was projected by the table.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::header::ORIGIN;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use shared::protocol::{ClientMessage, ErrorCode, LobbyTable, ServerMessage};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::app::AppState;
+use crate::ratelimit::RateLimiter;
+use crate::session;
+use crate::tables::actor::{Account, Command, ConnId, Request};
+
+/// Largest message a client may send (RULES: capped; axum's default is 64 MiB).
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+/// Messages queued for a slow client before it is marked stale and resynced.
+const OUTBOUND_QUEUE: usize = 512;
+/// Tables one connection may watch at once.
+const MAX_WATCHED: usize = 16;
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+pub async fn handler(
+    ws: WebSocketUpgrade,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Response {
+    // Browsers always send Origin on a WebSocket handshake; a foreign one is another site
+    // trying to use the visitor's cookie.
+    if let Some(origin) = headers.get(ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| state.config.allowed_origins.iter().any(|a| a == o));
+        if !allowed {
+            return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
+        }
+    }
+    let mut account = None;
+    if let Some(token) = session::token_from(&headers)
+        && let Ok(Some((id, name))) =
+            session::lookup(&state.pool, &token, state.config.session_idle_minutes).await
+    {
+        account = Some((Account { id, name }, token));
+    }
+    ws.max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| connection(socket, state, account))
+}
+
+fn encode(msg: &ServerMessage) -> Arc<str> {
+    serde_json::to_string(msg).unwrap_or_default().into()
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> Arc<str> {
+    encode(&ServerMessage::Error {
+        code,
+        message: message.into(),
+        table: None,
+    })
+}
+
+struct Connection {
+    id: ConnId,
+    state: AppState,
+    account: Option<Account>,
+    out: mpsc::Sender<Arc<str>>,
+    watching: HashSet<String>,
+    lobby: Option<broadcast::Receiver<LobbyTable>>,
+}
+
+async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, String)>) {
+    state.metrics.sockets.inc();
+    let (mut sink, mut stream) = socket.split();
+    let (out, mut out_rx) = mpsc::channel::<Arc<str>>(OUTBOUND_QUEUE);
+    let writer = tokio::spawn(async move {
+        while let Some(text) = out_rx.recv().await {
+            if sink
+                .send(Message::Text(text.as_ref().into()))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    let (account, token) = match login {
+        Some((a, t)) => (Some(a), Some(t)),
+        None => (None, None),
+    };
+    let mut conn = Connection {
+        id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+        state: state.clone(),
+        account,
+        out,
+        watching: HashSet::new(),
+        lobby: None,
+    };
+    let per_second = state.config.ws_messages_per_second;
+    let limiter = RateLimiter::new(per_second.saturating_mul(60), per_second.saturating_mul(2));
+    let mut logouts = state.logouts.subscribe();
+    let mut recheck = tokio::time::interval(Duration::from_secs(30));
+    recheck.tick().await;
+    loop {
+        tokio::select! {
+            msg = stream.next() => match msg {
+                Some(Ok(Message::Text(text))) => {
+                    if !limiter.allow(&()) {
+                        conn.send(error(ErrorCode::RateLimited, "too many messages: slow down"));
+                        continue;
+                    }
+                    conn.handle(text.as_str()).await;
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    conn.send(error(ErrorCode::BadMessage, "messages are JSON text"));
+                }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Close(_))) | None => break,
+                Some(Err(e)) => {
+                    // Oversized or broken frames end the connection.
+                    tracing::debug!(error = %e, "websocket read failed");
+                    conn.send(error(ErrorCode::TooLarge, format!("connection closed: {e}")));
+                    break;
+                }
+            },
+            update = next_lobby(&mut conn.lobby) => match update {
+                Some(table) => conn.send(encode(&ServerMessage::LobbyUpdate { table })),
+                None => conn.lobby = None,
+            },
+            gone = logouts.recv() => {
+                if let (Ok(id), Some(a)) = (gone, &conn.account)
+                    && id == a.id
+                {
+                    conn.send(encode(&ServerMessage::SessionEnded));
+                    break;
+                }
+            }
+            _ = recheck.tick() => {
+                if let Some(token) = &token {
+                    let alive = session::lookup(&state.pool, token, state.config.session_idle_minutes).await;
+                    if matches!(alive, Ok(None)) {
+                        conn.send(encode(&ServerMessage::SessionEnded));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    for table in conn.watching.drain() {
+        if let Some(tx) = state.tables.sender(&table).await {
+            let _ = tx.send(Command::Unwatch { conn: conn.id }).await;
+        }
+    }
+    drop(conn);
+    let _ = writer.await;
+    state.metrics.sockets.sub(1);
+}
+
+async fn next_lobby(rx: &mut Option<broadcast::Receiver<LobbyTable>>) -> Option<LobbyTable> {
+    let Some(rx) = rx else {
+        return std::future::pending().await;
+    };
+    loop {
+        match rx.recv().await {
+            Ok(t) => return Some(t),
+            // Missed some updates: the next ones carry the current state anyway.
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
+impl Connection {
+    fn send(&self, text: Arc<str>) {
+        let _ = self.out.try_send(text);
+    }
+
+    async fn handle(&mut self, text: &str) {
+        let msg = match serde_json::from_str::<ClientMessage>(text) {
+            Ok(m) => m,
+            Err(e) => {
+                self.send(error(
+                    ErrorCode::BadMessage,
+                    format!("could not read that message: {e}"),
+                ));
+                return;
+            }
+        };
+        let (table, request) = match msg {
+            ClientMessage::Ping => return self.send(encode(&ServerMessage::Pong)),
+            ClientMessage::SubscribeLobby => {
+                let tables = self.state.tables.lobby().await;
+                self.lobby = Some(self.state.tables.lobby.subscribe());
+                return self.send(encode(&ServerMessage::Lobby { tables }));
+            }
+            ClientMessage::Watch { table } => return self.watch(&table).await,
+            ClientMessage::Unwatch { table } => {
+                if self.watching.remove(&table)
+                    && let Some(tx) = self.state.tables.sender(&table).await
+                {
+                    let _ = tx.send(Command::Unwatch { conn: self.id }).await;
+                }
+                return;
+            }
+            ClientMessage::Resync { table } => {
+                if let Some(tx) = self.state.tables.sender(&table).await {
+                    if !self.watching.contains(&table) {
+                        return self.watch(&table).await;
+                    }
+                    self.command(&tx, Command::Resync { conn: self.id });
+                } else {
+                    self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+                }
+                return;
+            }
+            ClientMessage::Sit {
+                table,
+                seat,
+                buy_in,
+                post_now,
+            } => (
+                table,
+                Request::Sit {
+                    seat,
+                    buy_in,
+                    post_now,
+                },
+            ),
+            ClientMessage::Act {
+                table,
+                hand,
+                action,
+            } => (table, Request::Act { hand, action }),
+            ClientMessage::PreSelect { table, pre } => (table, Request::PreSelect(pre)),
+            ClientMessage::SitOut { table } => (table, Request::SitOut),
+            ClientMessage::SitIn { table, post_now } => (table, Request::SitIn { post_now }),
+            ClientMessage::TopUp { table, amount } => (table, Request::TopUp { amount }),
+            ClientMessage::Leave { table } => (table, Request::Leave),
+            ClientMessage::Chat { table, text } => (table, Request::Chat { text }),
+        };
+        let Some(account) = self.account.clone() else {
+            return self.send(error(ErrorCode::NotLoggedIn, "log in to play"));
+        };
+        let Some(tx) = self.state.tables.sender(&table).await else {
+            return self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+        };
+        if !self.watching.contains(&table) {
+            self.watch(&table).await;
+        }
+        self.command(
+            &tx,
+            Command::Player {
+                account,
+                out: self.out.clone(),
+                request,
+            },
+        );
+    }
+
+    async fn watch(&mut self, table: &str) {
+        let Some(tx) = self.state.tables.sender(table).await else {
+            return self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+        };
+        if !self.watching.contains(table) && self.watching.len() >= MAX_WATCHED {
+            return self.send(error(
+                ErrorCode::BadMessage,
+                format!("watch at most {MAX_WATCHED} tables at once"),
+            ));
+        }
+        self.watching.insert(table.to_string());
+        self.command(
+            &tx,
+            Command::Watch {
+                conn: self.id,
+                account: self.account.clone(),
+                out: self.out.clone(),
+            },
+        );
+    }
+
+    /// Hands a command to the table without waiting: a full queue is answered at once.
+    fn command(&self, tx: &mpsc::Sender<Command>, cmd: Command) {
+        if tx.try_send(cmd).is_err() {
+            self.send(error(ErrorCode::Internal, "the table is busy; try again"));
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The real `scoop` binary, killed with SIGKILL in the middle of a hand and started again.
+
+use std::net::SocketAddr;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use server::tables::def::{self, TableDef};
+use shared::hand::Action;
+use shared::protocol::{ClientMessage, ServerMessage};
+use shared::rules::Structure;
+use shared::table::SeatStatus;
+use sqlx::{PgPool, Row};
+
+use crate::helpers::{TestApp, fresh_database};
+use crate::ws::{connect, register};
+
+fn start(url: &str, addr: SocketAddr) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_scoop"))
+        .arg("serve")
+        .env("DATABASE_URL", url)
+        .env("SCOOP_BIND", addr.to_string())
+        .env("SCOOP_AUTH_PER_MINUTE", "1000")
+        .env("RUST_LOG", "warn")
+        .spawn()
+        .expect("start scoop")
+}
+
+async fn wait_healthy(addr: SocketAddr) {
+    for _ in 0..200 {
+        if let Ok(r) = reqwest::get(format!("http://{addr}/healthz")).await
+            && r.status() == 200
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("scoop did not come up");
+}
+
+/// Each account's balance plus its chips on tables.
+async fn holdings(pool: &PgPool) -> Vec<(String, i64)> {
+    sqlx::query(
+        "SELECT a.username, a.balance + coalesce((SELECT sum(stack) FROM table_seats s WHERE s.account_id = a.id), 0)::bigint \
+         FROM accounts a ORDER BY a.username",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1)))
+    .collect()
+}
+
+#[tokio::test]
+async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
+    let (pool, url) = fresh_database().await;
+    let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
+    t.between_hands_ms = 50;
+    def::upsert(&pool, &t).await.unwrap();
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let mut child = start(&url, addr);
+    wait_healthy(addr).await;
+    let app = TestApp {
+        addr,
+        pool: pool.clone(),
+    };
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    for (c, seat) in [(&mut a, 0u8), (&mut b, 1u8)] {
+        c.send(&ClientMessage::Sit {
+            table: "t".into(),
+            seat,
+            buy_in: 500,
+            post_now: true,
+        })
+        .await;
+    }
+    let running = a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
+    let ServerMessage::Events { view, .. } = running else {
+        unreachable!()
+    };
+    let before = holdings(&pool).await;
+    // Chips go into the pot, then the process dies.
+    let actor = if view.to_act == Some(0) {
+        &mut a
+    } else {
+        &mut b
+    };
+    actor
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::RaiseTo { to: 300 },
+        })
+        .await;
+    actor.until(|m| matches!(m, ServerMessage::Events { view: v, .. } if v.pots.iter().map(|p| p.amount).sum::<u64>() >= 300)).await;
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let running: i64 = sqlx::query("SELECT count(*) FROM hands WHERE status = 'running'")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(running, 1, "the killed hand is still on record as running");
+
+    let mut child = start(&url, addr);
+    wait_healthy(addr).await;
+    let statuses: Vec<String> = sqlx::query("SELECT status FROM hands ORDER BY number")
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(statuses.last().map(String::as_str), Some("void"));
+    assert_eq!(
+        holdings(&pool).await,
+        before,
+        "every chip bet in the void hand is back"
+    );
+    let audit = server::chips::audit(&pool).await.unwrap();
+    assert!(audit.balanced(), "{audit:?}");
+    // The players are back at the table, sat out until they return.
+    let mut again = connect(&app, Some(&ann)).await;
+    let view = again.watch("t").await;
+    assert_eq!(view.you, Some(0));
+    assert_eq!(
+        view.seats[0].as_ref().unwrap().status,
+        SeatStatus::SittingOut
+    );
+    assert_eq!(view.seats[0].as_ref().unwrap().stack, 500);
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -1,0 +1,550 @@
+//! Tables over real sockets against a real Postgres: playing, watching, hidden cards,
+//! reconnecting, the clock, bad input.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use server::tables::def::TableDef;
+use shared::card::Card;
+use shared::hand::{Action, Event};
+use shared::history::HandRecord;
+use shared::protocol::{ClientMessage, ErrorCode, ServerMessage, ViewEvent};
+use shared::rules::Structure;
+use shared::table::SeatStatus;
+use sqlx::Row;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::helpers::{TestApp, spawn_tables};
+use crate::ws::{Client, connect, connect_with_origin, register};
+
+fn quick_table(id: &str, structure: Structure) -> TableDef {
+    let mut t = TableDef::new(id, id, structure, 5, 10);
+    t.between_hands_ms = 50;
+    t
+}
+
+/// Plays whatever is legal for `c` (check, else call) until it has seen `hands` hands end.
+async fn play(c: &mut Client, table: &str, hands: usize) {
+    let mut ended = 0;
+    let mut acted_at = None;
+    while ended < hands {
+        let Some(msg) = c.recv().await else {
+            panic!("closed")
+        };
+        if let ServerMessage::Events { events, .. } = &msg {
+            ended += events
+                .iter()
+                .filter(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
+                .count();
+        }
+        let Some(view) = c.view.clone() else { continue };
+        if let Some(legal) = view.legal
+            && acted_at != Some(c.seq)
+        {
+            acted_at = Some(c.seq);
+            let action = if legal.can_check {
+                Action::Check
+            } else {
+                Action::Call
+            };
+            c.send(&ClientMessage::Act {
+                table: table.into(),
+                hand: view.hand,
+                action,
+            })
+            .await;
+        }
+    }
+}
+
+async fn sit(c: &mut Client, table: &str, seat: u8, buy_in: u64) {
+    c.send(&ClientMessage::Sit {
+        table: table.into(),
+        seat,
+        buy_in,
+        post_now: true,
+    })
+    .await;
+    c.until(|m| match m {
+        ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
+            view.you == Some(seat)
+        }
+        ServerMessage::Error { message, .. } => panic!("sit refused: {message}"),
+        _ => false,
+    })
+    .await;
+}
+
+async fn records(app: &TestApp, table: &str) -> Vec<HandRecord> {
+    sqlx::query(
+        "SELECT history FROM hands WHERE table_id = $1 AND status = 'complete' ORDER BY number",
+    )
+    .bind(table)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| serde_json::from_value(r.get(0)).unwrap())
+    .collect()
+}
+
+/// Asserts that none of `frames` for hand `number` names a hole card of a seat that was not
+/// turned face up, except the viewer's own.
+fn assert_no_hidden_cards(
+    frames: &[String],
+    records: &[HandRecord],
+    own_seat: Option<u8>,
+    who: &str,
+) {
+    for record in records {
+        let mut shown: Vec<u8> = Vec::new();
+        let mut holes: HashMap<u8, [Card; 4]> = HashMap::new();
+        for e in &record.events {
+            match e {
+                Event::HoleCards { seat, cards } => {
+                    holes.insert(*seat, *cards);
+                }
+                Event::Shown { seat, .. } => shown.push(*seat),
+                Event::HandsFaceUp { hands } => shown.extend(hands.iter().map(|h| h.0)),
+                _ => {}
+            }
+        }
+        let hand_frames: Vec<&String> = frames
+            .iter()
+            .filter(|f| {
+                serde_json::from_str::<Value>(f)
+                    .ok()
+                    .and_then(|v| v["view"]["hand"].as_u64())
+                    == Some(record.number)
+            })
+            .collect();
+        assert!(
+            !hand_frames.is_empty(),
+            "{who} saw no frame of hand {}",
+            record.number
+        );
+        for (seat, cards) in &holes {
+            if shown.contains(seat) || Some(*seat) == own_seat {
+                continue;
+            }
+            for card in cards {
+                let needle = format!("\"{card}\"");
+                assert!(
+                    !hand_frames.iter().any(|f| f.contains(&needle)),
+                    "{who} received seat {seat}'s hidden card {card} in hand {}",
+                    record.number
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn players_play_complete_hands_of_every_structure_and_nobody_sees_a_hidden_card() {
+    let tables = [
+        quick_table("fl", Structure::FixedLimit),
+        quick_table("pl", Structure::PotLimit),
+        quick_table("nl", Structure::NoLimit),
+    ];
+    let app = spawn_tables(&tables, |_| {}).await;
+    for t in &tables {
+        let (ann, bob) = (
+            register(&app, &format!("ann{}", t.id)).await,
+            register(&app, &format!("bob{}", t.id)).await,
+        );
+        let mut spectator = connect(&app, None).await;
+        spectator.watch(&t.id).await;
+        let mut a = connect(&app, Some(&ann)).await;
+        let mut b = connect(&app, Some(&bob)).await;
+        a.watch(&t.id).await;
+        b.watch(&t.id).await;
+        sit(&mut a, &t.id, 0, 500).await;
+        sit(&mut b, &t.id, 3, 500).await;
+        let (pa, pb) = tokio::join!(play(&mut a, &t.id, 3), play(&mut b, &t.id, 3));
+        let _ = (pa, pb);
+        let done = records(&app, &t.id).await;
+        // Let the spectator read everything sent up to the end of the last recorded hand.
+        let last = done.last().map_or(0, |r| r.number);
+        spectator
+            .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand >= last && !view.hand_running))
+            .await;
+        let done: Vec<HandRecord> = done.into_iter().filter(|r| r.number <= last).collect();
+        assert!(done.len() >= 3, "{}: {} hands", t.id, done.len());
+        assert_no_hidden_cards(&spectator.frames, &done, None, "the spectator");
+        assert_no_hidden_cards(&a.frames, &done, Some(0), "ann");
+        assert_no_hidden_cards(&b.frames, &done, Some(3), "bob");
+        // Each player received their own cards.
+        assert!(
+            a.frames
+                .iter()
+                .any(|f| f.contains("\"event\":\"dealt\"") && f.contains("\"cards\":["))
+        );
+    }
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn reconnecting_mid_hand_brings_back_the_whole_view_with_own_cards() {
+    let app = spawn_tables(&[quick_table("t", Structure::NoLimit)], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, "t", 1, 500).await;
+    sit(&mut b, "t", 2, 500).await;
+    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+        .await;
+    drop(a);
+    let mut again = connect(&app, Some(&ann)).await;
+    let view = again.watch("t").await;
+    assert!(view.hand_running);
+    assert_eq!(view.you, Some(1));
+    let me = view.seats[1].as_ref().unwrap();
+    assert!(me.cards.is_some(), "own cards after reconnect");
+    assert!(
+        view.seats[2].as_ref().unwrap().cards.is_none(),
+        "never the opponent's"
+    );
+    // The seat was kept: the opponent still plays against it.
+    b.send(&ClientMessage::Resync { table: "t".into() }).await;
+    let ServerMessage::Snapshot { view, .. } = b
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert!(view.seats[1].as_ref().unwrap().live);
+}
+
+#[tokio::test]
+async fn clock_expiry_checks_or_folds_and_sits_the_player_out() {
+    let mut def = quick_table("t", Structure::NoLimit);
+    def.clock_secs = 1;
+    def.time_bank_secs = 0;
+    let app = spawn_tables(&[def], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, "t", 0, 500).await;
+    sit(&mut b, "t", 1, 500).await;
+    // Nobody acts. Heads-up the button (small blind) acts first, faces the big blind: folds.
+    let msg = a
+        .until(|m| {
+            matches!(m, ServerMessage::Events { events, .. }
+                if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { action: shared::hand::Acted::Fold, .. }))))
+        })
+        .await;
+    let ServerMessage::Events { events, .. } = msg else {
+        unreachable!()
+    };
+    let folder = events
+        .iter()
+        .find_map(|e| match e {
+            ViewEvent::Public(Event::Acted { seat, .. }) => Some(*seat),
+            _ => None,
+        })
+        .unwrap();
+    let view = a
+        .until(|m| matches!(m, ServerMessage::Events { view, .. } if !view.hand_running))
+        .await;
+    let ServerMessage::Events { view, .. } = view else {
+        unreachable!()
+    };
+    assert_eq!(
+        view.seats[folder as usize].as_ref().unwrap().status,
+        SeatStatus::SittingOut
+    );
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
+    let app = spawn_tables(&[quick_table("t", Structure::PotLimit)], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+
+    // A foreign Origin cannot even open the socket.
+    assert!(
+        connect_with_origin(&app, Some(&ann), "https://evil.example")
+            .await
+            .is_err()
+    );
+
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    a.send_raw(Message::Text("{not json".into())).await;
+    let ServerMessage::Error { code, .. } =
+        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::BadMessage);
+
+    // Buy-ins outside the table's range, or beyond the balance.
+    a.send(&ClientMessage::Sit {
+        table: "t".into(),
+        seat: 0,
+        buy_in: 5,
+        post_now: true,
+    })
+    .await;
+    let ServerMessage::Error { code, .. } =
+        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::Seat);
+    a.send(&ClientMessage::Sit {
+        table: "t".into(),
+        seat: 9,
+        buy_in: 500,
+        post_now: true,
+    })
+    .await;
+    a.until(|m| matches!(m, ServerMessage::Error { .. })).await;
+
+    sit(&mut a, "t", 0, 500).await;
+    sit(&mut b, "t", 1, 500).await;
+    let view = a
+        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+        .await;
+    let ServerMessage::Events { view, .. } = view else {
+        unreachable!()
+    };
+    let to_act = view.to_act.unwrap();
+    let (actor, other, other_seat) = if to_act == 0 {
+        (&mut a, &mut b, 1)
+    } else {
+        (&mut b, &mut a, 0)
+    };
+    let _ = other_seat;
+
+    // Out of turn.
+    other
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::Call,
+        })
+        .await;
+    let ServerMessage::Error { code, .. } = other
+        .until(|m| matches!(m, ServerMessage::Error { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::IllegalAction);
+    // More than the stack.
+    actor
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::RaiseTo { to: 10_000 },
+        })
+        .await;
+    let ServerMessage::Error { code, message, .. } = actor
+        .until(|m| matches!(m, ServerMessage::Error { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::IllegalAction, "{message}");
+    // A stale hand number.
+    actor
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand + 7,
+            action: Action::Call,
+        })
+        .await;
+    let ServerMessage::Error { code, .. } = actor
+        .until(|m| matches!(m, ServerMessage::Error { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::StaleHand);
+    // Nothing changed: a fresh snapshot shows the same turn and bets.
+    actor
+        .send(&ClientMessage::Resync { table: "t".into() })
+        .await;
+    let ServerMessage::Snapshot { view: after, .. } = actor
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(after.to_act, view.to_act);
+    assert_eq!(after.pots, view.pots);
+    assert_eq!(
+        after
+            .seats
+            .iter()
+            .map(|s| s.as_ref().map(|s| (s.stack, s.bet)))
+            .collect::<Vec<_>>(),
+        view.seats
+            .iter()
+            .map(|s| s.as_ref().map(|s| (s.stack, s.bet)))
+            .collect::<Vec<_>>()
+    );
+
+    // A spectator cannot act.
+    let mut spectator = connect(&app, None).await;
+    spectator
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::Fold,
+        })
+        .await;
+    let ServerMessage::Error { code, .. } = spectator
+        .until(|m| matches!(m, ServerMessage::Error { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::NotLoggedIn);
+
+    // An oversize frame closes the connection.
+    let mut c = connect(&app, Some(&ann)).await;
+    c.send_raw(Message::Text("x".repeat(20_000).into())).await;
+    let mut closed = false;
+    for _ in 0..5 {
+        if c.recv().await.is_none() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "an oversize frame must close the socket");
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn logout_closes_that_users_sockets() {
+    let app = spawn_tables(&[quick_table("t", Structure::NoLimit)], |_| {}).await;
+    let ann = register(&app, "ann").await;
+    let mut a = connect(&app, Some(&ann)).await;
+    a.watch("t").await;
+    let r = reqwest::Client::new()
+        .post(app.url("/api/logout"))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    a.until(|m| matches!(m, ServerMessage::SessionEnded)).await;
+}
+
+#[tokio::test]
+async fn lobby_lists_tables_and_pushes_updates() {
+    let app = spawn_tables(
+        &[
+            quick_table("t", Structure::FixedLimit),
+            quick_table("u", Structure::NoLimit),
+        ],
+        |_| {},
+    )
+    .await;
+    let list: Value = reqwest::get(app.url("/api/tables"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["tables"].as_array().unwrap().len(), 2);
+    let mut watcher = connect(&app, None).await;
+    watcher.send(&ClientMessage::SubscribeLobby).await;
+    let ServerMessage::Lobby { tables } = watcher
+        .until(|m| matches!(m, ServerMessage::Lobby { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(tables.len(), 2);
+    let ann = register(&app, "ann").await;
+    let mut a = connect(&app, Some(&ann)).await;
+    sit(&mut a, "u", 4, 500).await;
+    watcher
+        .until(|m| matches!(m, ServerMessage::LobbyUpdate { table } if table.id == "u" && table.seats_taken == 1))
+        .await;
+}
+
+#[tokio::test]
+async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
+    let app = spawn_tables(&[quick_table("t", Structure::NoLimit)], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, "t", 0, 500).await;
+    sit(&mut b, "t", 1, 500).await;
+    let _ = tokio::join!(play(&mut a, "t", 2), play(&mut b, "t", 2));
+    let http = reqwest::Client::new();
+    let list: Value = http
+        .get(app.url("/api/hands"))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let hands = list["hands"].as_array().unwrap();
+    assert!(hands.len() >= 2);
+    let id = hands[0]["id"].as_str().unwrap();
+    let hand: Value = http
+        .get(app.url(&format!("/api/hands/{id}")))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(hand["events"].as_array().unwrap().len() > 5);
+    assert!(
+        hand.get("deck").is_none(),
+        "the deck never leaves the server"
+    );
+    let carol = register(&app, "carol").await;
+    let r = http
+        .get(app.url(&format!("/api/hands/{id}")))
+        .header("cookie", &carol)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let r = http
+        .get(app.url("/api/hands/not-a-uuid"))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn a_lone_visitor_plays_at_once_against_house_bots_at_a_practice_table() {
+    let mut def = quick_table("practice", Structure::PotLimit);
+    def.practice = true;
+    def.house_bots = 2;
+    let app = spawn_tables(&[def], |_| {}).await;
+    let ann = register(&app, "ann").await;
+    let mut a = connect(&app, Some(&ann)).await;
+    a.watch("practice").await;
+    let seated = |m: &ServerMessage| match m {
+        ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
+            view.seats.iter().flatten().count() >= 2
+        }
+        _ => false,
+    };
+    a.until(seated).await;
+    let view = a.view.clone().unwrap();
+    let bots: Vec<String> = view
+        .seats
+        .iter()
+        .flatten()
+        .map(|s| s.name.clone())
+        .collect();
+    assert!(bots.iter().all(|n| n.contains("house bot")), "{bots:?}");
+    sit(&mut a, "practice", 0, 500).await;
+    play(&mut a, "practice", 2).await;
+    app.assert_balanced().await;
+}

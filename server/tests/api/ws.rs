@@ -1,0 +1,138 @@
+//! A WebSocket client for tests: connects like a browser, records every frame it receives.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use shared::protocol::{ClientMessage, ServerMessage, TableView};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::helpers::TestApp;
+
+pub type Stream = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    pub ws: Stream,
+    /// Every text frame received, as sent.
+    pub frames: Vec<String>,
+    /// The last view of the table.
+    pub view: Option<Box<TableView>>,
+    pub seq: u64,
+}
+
+/// Registers `name` and returns its session cookie (`scoop_session=...`).
+pub async fn register(app: &TestApp, name: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(app.url("/api/register"))
+        .json(&json!({"username": name, "password": "correct horse"}))
+        .send()
+        .await
+        .expect("register");
+    assert_eq!(r.status(), 201);
+    r.headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("cookie")
+        .to_string()
+}
+
+pub async fn connect(app: &TestApp, cookie: Option<&str>) -> Client {
+    connect_with_origin(app, cookie, "http://localhost:8080")
+        .await
+        .expect("handshake")
+}
+
+pub async fn connect_with_origin(
+    app: &TestApp,
+    cookie: Option<&str>,
+    origin: &str,
+) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://{}/ws", app.addr).into_client_request()?;
+    if let Some(c) = cookie {
+        request
+            .headers_mut()
+            .insert("cookie", HeaderValue::from_str(c).expect("cookie"));
+    }
+    request
+        .headers_mut()
+        .insert("origin", HeaderValue::from_str(origin).expect("origin"));
+    let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+    Ok(Client {
+        ws,
+        frames: Vec::new(),
+        view: None,
+        seq: 0,
+    })
+}
+
+impl Client {
+    pub async fn send(&mut self, msg: &ClientMessage) {
+        let text = serde_json::to_string(msg).expect("encode");
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn send_raw(&mut self, msg: Message) {
+        let _ = self.ws.send(msg).await;
+    }
+
+    /// The next server message, or None when the connection closed (10 s limit).
+    pub async fn recv(&mut self) -> Option<ServerMessage> {
+        loop {
+            let next = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+                .await
+                .expect("a message within 10 s");
+            match next {
+                Some(Ok(Message::Text(t))) => {
+                    self.frames.push(t.to_string());
+                    let msg: ServerMessage =
+                        serde_json::from_str(t.as_str()).expect("valid server message");
+                    match &msg {
+                        ServerMessage::Snapshot { view, seq, .. }
+                        | ServerMessage::Events { view, seq, .. } => {
+                            self.view = Some(view.clone());
+                            self.seq = *seq;
+                        }
+                        _ => {}
+                    }
+                    return Some(msg);
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Reads until `pred` holds for a message; returns it.
+    pub async fn until(&mut self, mut pred: impl FnMut(&ServerMessage) -> bool) -> ServerMessage {
+        for _ in 0..10_000 {
+            match self.recv().await {
+                Some(m) if pred(&m) => return m,
+                Some(_) => {}
+                None => panic!("connection closed while waiting"),
+            }
+        }
+        panic!("waited too long");
+    }
+
+    pub async fn watch(&mut self, table: &str) -> Box<TableView> {
+        self.send(&ClientMessage::Watch {
+            table: table.into(),
+        })
+        .await;
+        match self
+            .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+            .await
+        {
+            ServerMessage::Snapshot { view, .. } => view,
+            _ => unreachable!(),
+        }
+    }
+}
