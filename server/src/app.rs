@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use sqlx::PgPool;
 use tokio::sync::broadcast;
+use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 use uuid::Uuid;
 
@@ -63,8 +64,16 @@ impl AppState {
     }
 }
 
-/// The whole HTTP application; tests drive it over a real socket.
+async fn api_not_found() -> crate::error::ApiError {
+    crate::error::ApiError::NotFound("no such API route".into())
+}
+
+/// The whole HTTP application; tests drive it over a real socket. Anything that is not an
+/// API route is the web client (`web/dist`), with unknown paths answered by its index page
+/// so the client's own routes work on reload.
 pub fn router(state: AppState) -> Router {
+    let dir = std::path::Path::new(&state.config.web_dir);
+    let web = ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")));
     Router::new()
         .merge(http::health::router())
         .merge(http::accounts::router())
@@ -72,6 +81,8 @@ pub fn router(state: AppState) -> Router {
         .merge(http::tables::router())
         .merge(http::hands::router())
         .route("/ws", axum::routing::get(ws::handler))
+        .route("/api/{*rest}", axum::routing::any(api_not_found))
+        .fallback_service(web)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

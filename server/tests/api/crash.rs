@@ -136,3 +136,118 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[tokio::test]
+async fn sigterm_lets_the_running_hand_finish_deals_no_new_one_and_exits() {
+    let (pool, url) = fresh_database().await;
+    let mut t = TableDef::new("t", "t", Structure::FixedLimit, 5, 10);
+    t.between_hands_ms = 50;
+    def::upsert(&pool, &t).await.unwrap();
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let mut child = start(&url, addr);
+    wait_healthy(addr).await;
+    let app = TestApp {
+        addr,
+        pool: pool.clone(),
+    };
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    for (c, seat) in [(&mut a, 0u8), (&mut b, 1u8)] {
+        c.send(&ClientMessage::Sit {
+            table: "t".into(),
+            seat,
+            buy_in: 500,
+            post_now: true,
+        })
+        .await;
+    }
+    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
+    let hands_before: i64 = sqlx::query("SELECT count(*) FROM hands")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Both players finish the hand by checking and calling.
+    tokio::join!(check_down(&mut a), check_down(&mut b));
+    let exited = tokio::task::spawn_blocking(move || {
+        for _ in 0..100 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        None
+    })
+    .await
+    .unwrap();
+    assert!(
+        exited.is_some_and(|s| s.success()),
+        "scoop exits cleanly after SIGTERM: {exited:?}"
+    );
+    let statuses: Vec<String> = sqlx::query("SELECT status FROM hands ORDER BY number")
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        statuses.len() as i64,
+        hands_before,
+        "no hand dealt after SIGTERM"
+    );
+    assert_eq!(
+        statuses.last().map(String::as_str),
+        Some("complete"),
+        "the running hand finished"
+    );
+    assert!(server::chips::audit(&pool).await.unwrap().balanced());
+}
+
+/// Checks or calls until the current hand ends (or the server goes away).
+async fn check_down(c: &mut crate::ws::Client) {
+    let mut acted = None;
+    loop {
+        if let Some(view) = c.view.clone()
+            && let Some(legal) = view.legal
+            && acted != Some(c.seq)
+        {
+            acted = Some(c.seq);
+            let action = if legal.can_check {
+                Action::Check
+            } else {
+                Action::Call
+            };
+            c.send(&ClientMessage::Act {
+                table: "t".into(),
+                hand: view.hand,
+                action,
+            })
+            .await;
+        }
+        match c.recv().await {
+            Some(ServerMessage::Events { events, .. })
+                if events.iter().any(|e| {
+                    matches!(
+                        e,
+                        shared::protocol::ViewEvent::Public(shared::hand::Event::HandEnded { .. })
+                    )
+                }) =>
+            {
+                return;
+            }
+            Some(_) => {}
+            None => return,
+        }
+    }
+}

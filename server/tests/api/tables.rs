@@ -28,17 +28,9 @@ async fn play(c: &mut Client, table: &str, hands: usize) {
     let mut ended = 0;
     let mut acted_at = None;
     while ended < hands {
-        let Some(msg) = c.recv().await else {
-            panic!("closed")
-        };
-        if let ServerMessage::Events { events, .. } = &msg {
-            ended += events
-                .iter()
-                .filter(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
-                .count();
-        }
-        let Some(view) = c.view.clone() else { continue };
-        if let Some(legal) = view.legal
+        // Act on the view already received before waiting for more.
+        if let Some(view) = c.view.clone()
+            && let Some(legal) = view.legal
             && acted_at != Some(c.seq)
         {
             acted_at = Some(c.seq);
@@ -53,6 +45,15 @@ async fn play(c: &mut Client, table: &str, hands: usize) {
                 action,
             })
             .await;
+        }
+        let Some(msg) = c.recv().await else {
+            panic!("closed")
+        };
+        if let ServerMessage::Events { events, .. } = &msg {
+            ended += events
+                .iter()
+                .filter(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
+                .count();
         }
     }
 }
