@@ -23,7 +23,11 @@ use crate::tables::actor::{Account, Command, ConnId, Request};
 /// Largest message a client may send (RULES: capped; axum's default is 64 MiB).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
 /// Messages queued for a slow client before it is marked stale and resynced.
-const OUTBOUND_QUEUE: usize = 512;
+const OUTBOUND_QUEUE: usize = 64;
+/// Socket buffers: tungstenite's defaults (128 KiB each way) cost 1.5 GB at 6,000 sockets,
+/// for messages that are a few KiB.
+const READ_BUFFER: usize = 8 * 1024;
+const WRITE_BUFFER: usize = 16 * 1024;
 /// Tables one connection may watch at once.
 const MAX_WATCHED: usize = 16;
 
@@ -53,6 +57,8 @@ pub async fn handler(
     }
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
         .on_upgrade(move |socket| connection(socket, state, account))
 }
 
