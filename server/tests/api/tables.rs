@@ -549,3 +549,130 @@ async fn a_lone_visitor_plays_at_once_against_house_bots_at_a_practice_table() {
     play(&mut a, "practice", 2).await;
     app.assert_balanced().await;
 }
+
+#[tokio::test]
+async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
+    let mut def = quick_table("t", Structure::FixedLimit);
+    def.between_hands_ms = 60_000; // one hand, then time to top up and leave
+    let app = spawn_tables(&[def], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, "t", 0, 200).await;
+    sit(&mut b, "t", 1, 200).await;
+    let msg = a
+        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+        .await;
+    let ServerMessage::Events { view, .. } = msg else {
+        unreachable!()
+    };
+    // Whoever is not to act pre-selects "check/fold"; the one to act raises: the pre-selection folds.
+    let (actor, waiter, waiter_seat) = if view.to_act == Some(0) {
+        (&mut a, &mut b, 1u8)
+    } else {
+        (&mut b, &mut a, 0u8)
+    };
+    waiter
+        .send(&ClientMessage::PreSelect {
+            table: "t".into(),
+            pre: Some(shared::protocol::PreAction::CheckFold),
+        })
+        .await;
+    // Let the pre-selection reach the table before the raise.
+    waiter
+        .send(&ClientMessage::Resync { table: "t".into() })
+        .await;
+    waiter
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await;
+    let bounds = actor
+        .view
+        .as_ref()
+        .and_then(|v| v.legal)
+        .and_then(|l| l.raise.ok())
+        .expect("a raise is legal");
+    actor
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::RaiseTo { to: bounds.min_to },
+        })
+        .await;
+    waiter
+        .until(|m| matches!(m, ServerMessage::Events { events, .. }
+            if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { seat, action: shared::hand::Acted::Fold, .. }) if *seat == waiter_seat))))
+        .await;
+
+    // Chat: players only, with a length limit.
+    a.send(&ClientMessage::Chat {
+        table: "t".into(),
+        text: "bonne chance".into(),
+    })
+    .await;
+    b.until(|m| matches!(m, ServerMessage::Chat { from, text, .. } if from == "ann" && text == "bonne chance")).await;
+    a.send(&ClientMessage::Chat {
+        table: "t".into(),
+        text: "x".repeat(201),
+    })
+    .await;
+    let ServerMessage::Error { code, .. } =
+        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::ChatRejected);
+    let mut spectator = connect(&app, None).await;
+    spectator.watch("t").await;
+    spectator
+        .send(&ClientMessage::Chat {
+            table: "t".into(),
+            text: "hi".into(),
+        })
+        .await;
+    let ServerMessage::Error { code, .. } = spectator
+        .until(|m| matches!(m, ServerMessage::Error { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::NotLoggedIn);
+
+    // Between hands: top up within the maximum, then leave with the whole stack. (The fold
+    // ended the heads-up hand; the message saying so may already have been read.)
+    if a.view.as_ref().is_some_and(|v| v.hand_running) {
+        a.until(|m| matches!(m, ServerMessage::Events { view, .. } if !view.hand_running))
+            .await;
+    }
+    let stack = a.view.as_ref().unwrap().seats[0].as_ref().unwrap().stack;
+    a.send(&ClientMessage::TopUp {
+        table: "t".into(),
+        amount: 1_000_000,
+    })
+    .await;
+    let ServerMessage::Error { code, .. } =
+        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::Seat);
+    a.send(&ClientMessage::TopUp {
+        table: "t".into(),
+        amount: 50,
+    })
+    .await;
+    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].as_ref().is_some_and(|s| s.stack == stack + 50))).await;
+    a.send(&ClientMessage::Leave { table: "t".into() }).await;
+    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].is_none()))
+        .await;
+    let me: Value = reqwest::Client::new()
+        .get(app.url("/api/me"))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["on_tables"], 0);
+    app.assert_balanced().await;
+}
