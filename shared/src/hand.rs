@@ -991,7 +991,7 @@ impl Hand {
 
 /// How far clockwise `seat` is from the first seat left of `button` (0 for that seat).
 /// Seat numbers are small, so any modulus above the table size gives the same order.
-fn clockwise_from(button: u8, seat: u8) -> u16 {
+pub(crate) fn clockwise_from(button: u8, seat: u8) -> u16 {
     (u16::from(seat) + 256 - u16::from(button) - 1) % 256
 }
 

@@ -100,6 +100,25 @@ impl HighValue {
             HandCategory::HighCard => format!("High card, {}", rank(0).name()),
         }
     }
+
+    /// The ranks that tell this hand from others of its category, most significant first:
+    /// the quads', trips' or higher pair's rank before the rest, kickers last; a straight
+    /// (flush or not) is only its top card, the five for the wheel. Hand-history writers
+    /// word hands their own way from these.
+    pub fn ranks(self) -> Vec<Rank> {
+        let key = class::keys()
+            .get(usize::from(self.0))
+            .copied()
+            .unwrap_or_default();
+        let count = match class::key_category(key) {
+            HandCategory::Straight | HandCategory::StraightFlush => 1,
+            HandCategory::FullHouse | HandCategory::Quads => 2,
+            HandCategory::TwoPair | HandCategory::Trips => 3,
+            HandCategory::Pair => 4,
+            HandCategory::HighCard | HandCategory::Flush => 5,
+        };
+        (0..count).map(|i| rank(class::key_rank(key, i))).collect()
+    }
 }
 
 /// An 8-or-better low; greater is better (so `max()` picks the winner, as for [`HighValue`]).
@@ -222,6 +241,21 @@ mod tests {
         }
         assert_eq!(HighValue(class::CLASSES as u16 - 1).label(), "Royal flush");
         assert_eq!(HighValue(0).label(), "High card, seven");
+    }
+
+    #[test]
+    fn ranks_name_the_hand_most_significant_first() {
+        let value = |ranks: [u8; 5], flush: bool| {
+            HighValue(class::value_of_key(class::key(ranks, flush).unwrap()))
+        };
+        let chars = |v: HighValue| v.ranks().iter().map(|r| r.to_char()).collect::<String>();
+        // Ranks are indices: 0 = deuce .. 12 = ace.
+        assert_eq!(chars(value([5, 5, 11, 11, 11], false)), "K7");
+        assert_eq!(chars(value([0, 2, 2, 9, 9], false)), "J42");
+        assert_eq!(chars(value([12, 0, 1, 2, 3], false)), "5");
+        assert_eq!(chars(value([4, 5, 6, 7, 8], true)), "T");
+        assert_eq!(chars(value([0, 3, 6, 9, 12], true)), "AJ852");
+        assert_eq!(chars(value([1, 1, 1, 1, 7], false)), "39");
     }
 
     #[test]

@@ -1,10 +1,21 @@
 //! A finished hand as stored in the hand history, and what one viewer may see of it.
+//!
+//! A [`HandView`] can be written out for other tools: [`to_phh`] (the Poker Hand History
+//! format, which `scoop replay` and pokerkit read back) and [`to_pokerstars`] (PokerStars'
+//! text layout, which hand trackers import). Both write only what is in the view, so a view
+//! taken for a spectator exports no hidden hole card.
+
+mod phh;
+mod pokerstars;
+
+pub use phh::{ExportError, Unsupported, to_phh};
+pub use pokerstars::to_pokerstars;
 
 use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
 use crate::hand::Event;
-use crate::protocol::ViewEvent;
+use crate::protocol::{Dealt, ViewEvent};
 use crate::rules::{Chips, Stakes};
 use crate::view::{Viewer, project};
 
@@ -54,6 +65,25 @@ pub struct HandView {
 impl HandRecord {
     /// What `viewer` may see: events through the one projection, no deck.
     pub fn for_viewer(&self, viewer: Viewer) -> HandView {
+        self.view_with(|e| project(e, viewer))
+    }
+
+    /// The whole hand with every hole card face up, mucked hands included.
+    ///
+    /// Operator only (audits, disputes, replaying a hand through `scoop replay`): it bypasses
+    /// the per-viewer projection, so it must never be sent to, or exported for, a player or a
+    /// spectator (RULES.md §10).
+    pub fn complete(&self) -> HandView {
+        self.view_with(|e| match e {
+            Event::HoleCards { seat, cards } => ViewEvent::Dealt(Dealt {
+                seat: *seat,
+                cards: Some(*cards),
+            }),
+            _ => ViewEvent::Public(e.clone()),
+        })
+    }
+
+    fn view_with(&self, show: impl Fn(&Event) -> ViewEvent) -> HandView {
         HandView {
             id: self.id.clone(),
             table_id: self.table_id.clone(),
@@ -64,7 +94,21 @@ impl HandRecord {
             seat_count: self.seat_count,
             button: self.button,
             seats: self.seats.clone(),
-            events: self.events.iter().map(|e| project(e, viewer)).collect(),
+            events: self.events.iter().map(show).collect(),
         }
+    }
+}
+
+impl HandView {
+    /// The events with nothing hidden in them.
+    fn public_events(&self) -> impl Iterator<Item = &Event> {
+        self.events.iter().filter_map(|e| match e {
+            ViewEvent::Public(event) => Some(event),
+            ViewEvent::Dealt(_) => None,
+        })
+    }
+
+    fn seat(&self, seat: u8) -> Option<&HistorySeat> {
+        self.seats.iter().find(|s| s.seat == seat)
     }
 }
