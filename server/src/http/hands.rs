@@ -3,11 +3,12 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
+use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 use serde_json::json;
-use shared::history::HandRecord;
+use shared::history::{HandRecord, to_phh, to_pokerstars};
 use shared::view::Viewer;
 use sqlx::Row;
 use uuid::Uuid;
@@ -98,6 +99,17 @@ async fn one(
     let view = record.for_viewer(viewer);
     match q.format.as_deref() {
         None | Some("json") => Ok(axum::Json(view).into_response()),
+        Some("phh") => {
+            let text = to_phh(&view).map_err(|e| {
+                ApiError::BadRequest(format!("this hand cannot be written as PHH: {e}"))
+            })?;
+            Ok(([(CONTENT_TYPE, "application/toml; charset=utf-8")], text).into_response())
+        }
+        Some("pokerstars") => Ok((
+            [(CONTENT_TYPE, "text/plain; charset=utf-8")],
+            to_pokerstars(&view),
+        )
+            .into_response()),
         Some(other) => Err(ApiError::BadRequest(format!(
             "unknown format `{other}` (json, phh or pokerstars)"
         ))),

@@ -504,6 +504,40 @@ async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
         hand.get("deck").is_none(),
         "the deck never leaves the server"
     );
+    // Exports: PHH that `scoop replay` reads back to the recorded stacks, PokerStars text.
+    let phh = http
+        .get(app.url(&format!("/api/hands/{id}?format=phh")))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(phh.status(), 200);
+    let phh = phh.text().await.unwrap();
+    let parsed = server::phh::parse_file(&phh, "exported.phh")
+        .unwrap()
+        .remove(0)
+        .1
+        .unwrap();
+    let replayed = server::replay::replay(&parsed);
+    if !phh.contains("????") {
+        assert_eq!(replayed.ok(), parsed.finishing_stacks.clone(), "{phh}");
+    }
+    let stars = http
+        .get(app.url(&format!("/api/hands/{id}?format=pokerstars")))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap();
+    let stars = stars.text().await.unwrap();
+    assert!(stars.starts_with("PokerStars Hand #"), "{stars}");
+    assert!(stars.contains("Dealt to ann ["), "{stars}");
+    let r = http
+        .get(app.url(&format!("/api/hands/{id}?format=xml")))
+        .header("cookie", &ann)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
     let carol = register(&app, "carol").await;
     let r = http
         .get(app.url(&format!("/api/hands/{id}")))
