@@ -241,14 +241,6 @@ impl Table {
         buy_in: Chips,
         post_now: bool,
     ) -> Result<(), TableError> {
-        match self.seats.get(seat as usize) {
-            None => return Err(TableError::NoSuchSeat(seat)),
-            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
-            Some(None) => {}
-        }
-        if self.seat_of(player).is_some() {
-            return Err(TableError::AlreadySeated);
-        }
         let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
         if !(min..=max).contains(&buy_in) {
             return Err(TableError::BuyInOutOfRange {
@@ -257,18 +249,7 @@ impl Table {
                 max,
             });
         }
-        self.seats[seat as usize] = Some(Seat {
-            player,
-            name,
-            stack: buy_in,
-            status: SeatStatus::Waiting { post_now },
-            missed_big: false,
-            missed_small: false,
-            hands_sat_out: 0,
-            sit_out_next: false,
-            leaving: false,
-        });
-        Ok(())
+        self.seat_player(seat, player, name, buy_in, SeatStatus::Waiting { post_now })
     }
 
     /// Puts back a player who was seated when the server stopped, with the stack the
@@ -280,6 +261,17 @@ impl Table {
         player: PlayerId,
         name: String,
         stack: Chips,
+    ) -> Result<(), TableError> {
+        self.seat_player(seat, player, name, stack, SeatStatus::SittingOut)
+    }
+
+    fn seat_player(
+        &mut self,
+        seat: u8,
+        player: PlayerId,
+        name: String,
+        stack: Chips,
+        status: SeatStatus,
     ) -> Result<(), TableError> {
         match self.seats.get(seat as usize) {
             None => return Err(TableError::NoSuchSeat(seat)),
@@ -293,7 +285,7 @@ impl Table {
             player,
             name,
             stack,
-            status: SeatStatus::SittingOut,
+            status,
             missed_big: false,
             missed_small: false,
             hands_sat_out: 0,

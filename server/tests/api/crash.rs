@@ -51,22 +51,29 @@ async fn holdings(pool: &PgPool) -> Vec<(String, i64)> {
     .collect()
 }
 
-#[tokio::test]
-async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
+/// A real `scoop serve` with one table of `structure` and two players, ann (seat 0) and
+/// bob (seat 1), sitting down.
+struct Running {
+    child: Child,
+    url: String,
+    app: TestApp,
+    ann: String,
+    a: crate::ws::Client,
+    b: crate::ws::Client,
+}
+
+async fn two_players_sitting(structure: Structure) -> Running {
     let (pool, url) = fresh_database().await;
-    let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
+    let mut t = TableDef::new("t", "t", structure, 5, 10);
     t.between_hands_ms = 50;
     def::upsert(&pool, &t).await.unwrap();
     let addr = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let mut child = start(&url, addr);
+    let child = start(&url, addr);
     wait_healthy(addr).await;
-    let app = TestApp {
-        addr,
-        pool: pool.clone(),
-    };
+    let app = TestApp { addr, pool };
     let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
     let mut a = connect(&app, Some(&ann)).await;
     let mut b = connect(&app, Some(&bob)).await;
@@ -79,6 +86,28 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
         })
         .await;
     }
+    Running {
+        child,
+        url,
+        app,
+        ann,
+        a,
+        b,
+    }
+}
+
+#[tokio::test]
+async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
+    let Running {
+        mut child,
+        url,
+        app,
+        ann,
+        mut a,
+        mut b,
+    } = two_players_sitting(Structure::NoLimit).await;
+    let pool = app.pool.clone();
+    let addr = app.addr;
     let running = a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
     let ServerMessage::Events { view, .. } = running else {
         unreachable!()
@@ -139,32 +168,14 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
 
 #[tokio::test]
 async fn sigterm_lets_the_running_hand_finish_deals_no_new_one_and_exits() {
-    let (pool, url) = fresh_database().await;
-    let mut t = TableDef::new("t", "t", Structure::FixedLimit, 5, 10);
-    t.between_hands_ms = 50;
-    def::upsert(&pool, &t).await.unwrap();
-    let addr = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
-    let mut child = start(&url, addr);
-    wait_healthy(addr).await;
-    let app = TestApp {
-        addr,
-        pool: pool.clone(),
-    };
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    for (c, seat) in [(&mut a, 0u8), (&mut b, 1u8)] {
-        c.send(&ClientMessage::Sit {
-            table: "t".into(),
-            seat,
-            buy_in: 500,
-            post_now: true,
-        })
-        .await;
-    }
+    let Running {
+        mut child,
+        app,
+        mut a,
+        mut b,
+        ..
+    } = two_players_sitting(Structure::FixedLimit).await;
+    let pool = app.pool.clone();
     a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
     let hands_before: i64 = sqlx::query("SELECT count(*) FROM hands")
         .fetch_one(&pool)
