@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 #[derive(Default)]
 pub struct Counter(AtomicU64);
@@ -22,7 +23,53 @@ impl Counter {
     }
 }
 
-#[derive(Default)]
+/// A Prometheus histogram with fixed buckets (upper bounds in seconds).
+pub struct Histogram {
+    bounds: &'static [f64],
+    buckets: Vec<AtomicU64>,
+    sum_micros: AtomicU64,
+    count: AtomicU64,
+}
+
+impl Histogram {
+    pub fn new(bounds: &'static [f64]) -> Histogram {
+        Histogram {
+            bounds,
+            buckets: bounds.iter().map(|_| AtomicU64::new(0)).collect(),
+            sum_micros: AtomicU64::new(0),
+            count: AtomicU64::new(0),
+        }
+    }
+
+    pub fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        // Buckets are cumulative in the exposition; store each observation once, in the
+        // first bucket that holds it, and add up when rendering.
+        if let Some(i) = self.bounds.iter().position(|&b| secs <= b) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        }
+        self.sum_micros
+            .fetch_add(d.as_micros() as u64, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (bound, bucket) in self.bounds.iter().zip(&self.buckets) {
+            cumulative += bucket.load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let sum = self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum {sum}\n{name}_count {count}");
+    }
+}
+
+const LATENCY_BOUNDS: &[f64] = &[0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0];
+const HAND_BOUNDS: &[f64] = &[5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0];
+
 pub struct Metrics {
     pub hands_started: Counter,
     pub hands_finished: Counter,
@@ -31,6 +78,25 @@ pub struct Metrics {
     /// Gauges, kept as counters that go up and down.
     pub sockets: Counter,
     pub tables: Counter,
+    /// From a player's action reaching the table to its broadcast being queued to every
+    /// watcher (hand settlement included when the action ends the hand).
+    pub action_to_broadcast: Histogram,
+    pub hand_duration: Histogram,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            hands_started: Counter::default(),
+            hands_finished: Counter::default(),
+            broadcasts: Counter::default(),
+            db_errors: Counter::default(),
+            sockets: Counter::default(),
+            tables: Counter::default(),
+            action_to_broadcast: Histogram::new(LATENCY_BOUNDS),
+            hand_duration: Histogram::new(HAND_BOUNDS),
+        }
+    }
 }
 
 impl Metrics {
@@ -86,6 +152,48 @@ impl Metrics {
             "Failed database operations.",
             self.db_errors.get(),
         );
+        self.action_to_broadcast.render(
+            &mut out,
+            "scoop_action_to_broadcast_seconds",
+            "Time from a player's action reaching its table to the broadcast.",
+        );
+        self.hand_duration.render(
+            &mut out,
+            "scoop_hand_duration_seconds",
+            "Time from deal to settlement.",
+        );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_render_cumulative_prometheus_buckets() {
+        let m = Metrics::default();
+        m.action_to_broadcast.observe(Duration::from_micros(1_500));
+        m.action_to_broadcast.observe(Duration::from_millis(30));
+        m.hands_started.add(3);
+        let text = m.render(4, 2);
+        assert!(text.contains("scoop_hands_dealt_total 3"), "{text}");
+        assert!(text.contains("scoop_seated_players 4"), "{text}");
+        assert!(
+            text.contains("scoop_action_to_broadcast_seconds_bucket{le=\"0.001\"} 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("scoop_action_to_broadcast_seconds_bucket{le=\"0.002\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("scoop_action_to_broadcast_seconds_bucket{le=\"0.05\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("scoop_action_to_broadcast_seconds_count 2"),
+            "{text}"
+        );
     }
 }

@@ -98,6 +98,7 @@ struct Watcher {
 
 struct RunningHand {
     id: Uuid,
+    started: Instant,
     record: HandRecord,
     accounts: Vec<(u8, Uuid)>,
 }
@@ -377,6 +378,7 @@ impl TableActor {
                 self.changed(Vec::new()).await;
             }
             Request::Act { hand, action } => {
+                let received = Instant::now();
                 let seat = seat.ok_or_else(not_seated)?;
                 if hand != self.hand_number || self.hand.is_none() {
                     return Err(error(
@@ -391,6 +393,7 @@ impl TableActor {
                     .map_err(|e| error(ErrorCode::IllegalAction, e.to_string(), &self.id))?;
                 self.charge_clock(seat);
                 self.changed(events).await;
+                self.metrics.action_to_broadcast.observe(received.elapsed());
             }
             Request::PreSelect(pre) => {
                 let seat = seat.ok_or_else(not_seated)?;
@@ -805,6 +808,7 @@ impl TableActor {
         self.metrics.hands_started.inc();
         self.hand = Some(RunningHand {
             id,
+            started: Instant::now(),
             record,
             accounts,
         });
@@ -873,6 +877,7 @@ impl TableActor {
         }
         let pot: Chips = result.pots.iter().map(|p| p.amount).sum();
         let now = Instant::now();
+        self.metrics.hand_duration.observe(now - running.started);
         self.recent_hands.push_back((now, pot));
         while self.recent_hands.len() > 200 {
             self.recent_hands.pop_front();
