@@ -37,6 +37,9 @@ impl From<tokio_tungstenite::tungstenite::Error> for BotError {
     }
 }
 
+/// Registrations in flight at once.
+const REGISTER_CONCURRENCY: usize = 16;
+
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Base URL, e.g. http://127.0.0.1:8080
@@ -57,6 +60,8 @@ struct Stats {
 
 #[derive(Debug, Serialize)]
 pub struct Report {
+    /// Registering every bot (argon2 on the server), before the measured period.
+    pub registration_seconds: f64,
     pub tables: usize,
     pub connections: usize,
     pub seconds: f64,
@@ -92,24 +97,51 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
     if tables.is_empty() {
         return Err(BotError::NoTable("the lobby is empty".into()));
     }
+    // Accounts first, a few at a time (each costs the server an argon2 hash), so that the
+    // measured period is play only.
+    let registering = Instant::now();
+    let wanted: Vec<(String, usize)> = tables
+        .iter()
+        .flat_map(|t| (0..opts.per_table).map(move |i| (t.clone(), i)))
+        .collect();
+    let registered: Vec<(String, usize, Result<String, BotError>)> =
+        futures_util::stream::iter(wanted)
+            .map(|(table, i)| {
+                let http = http.clone();
+                let url = opts.url.clone();
+                async move { (table, i, register(&http, &url).await) }
+            })
+            .buffer_unordered(REGISTER_CONCURRENCY)
+            .collect()
+            .await;
+    let registration_seconds = registering.elapsed().as_secs_f64();
+
     let stats = Arc::new(Mutex::new(Stats::default()));
     let start = Instant::now();
     let deadline = start + opts.duration;
     let mut tasks = Vec::new();
-    for table in &tables {
-        for i in 0..opts.per_table {
-            let (opts, table, stats) = (opts.clone(), table.clone(), stats.clone());
-            // The first bot of each table counts its hands, so each hand counts once.
-            let counts_hands = i == 0;
-            tasks.push(tokio::spawn(async move {
-                if let Err(e) = bot(&opts, &table, counts_hands, deadline, &stats).await {
-                    tracing::warn!(%table, error = %e, "bot stopped");
-                    if let Ok(mut s) = stats.lock() {
-                        s.errors += 1;
-                    }
+    for (table, i, cookie) in registered {
+        let cookie = match cookie {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(%table, error = %e, "could not register a bot");
+                if let Ok(mut s) = stats.lock() {
+                    s.errors += 1;
                 }
-            }));
-        }
+                continue;
+            }
+        };
+        let (opts, stats) = (opts.clone(), stats.clone());
+        // The first bot of each table counts its hands, so each hand counts once.
+        let counts_hands = i == 0;
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = bot(&opts, &table, &cookie, counts_hands, deadline, &stats).await {
+                tracing::warn!(%table, error = %e, "bot stopped");
+                if let Ok(mut s) = stats.lock() {
+                    s.errors += 1;
+                }
+            }
+        }));
     }
     for t in tasks {
         let _ = t.await;
@@ -128,6 +160,7 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         s.latencies_us[i] as f64 / 1000.0
     };
     Ok(Report {
+        registration_seconds,
         tables: tables.len(),
         connections: tables.len() * opts.per_table,
         seconds,
@@ -141,33 +174,37 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
     })
 }
 
-async fn bot(
-    opts: &Options,
-    table: &str,
-    counts_hands: bool,
-    deadline: Instant,
-    stats: &Mutex<Stats>,
-) -> Result<(), BotError> {
-    let http = reqwest::Client::new();
+/// Registers a fresh account and returns its session cookie (`scoop_session=…`).
+async fn register(http: &reqwest::Client, url: &str) -> Result<String, BotError> {
     let name = format!("lb-{:08x}", rand::rng().random::<u32>());
     let resp = http
-        .post(format!("{}/api/register", opts.url))
+        .post(format!("{url}/api/register"))
         .json(&json!({"username": name, "password": "load-test-password"}))
         .send()
         .await?;
     if !resp.status().is_success() {
         return Err(BotError::Register(resp.text().await.unwrap_or_default()));
     }
-    let cookie = resp
+    Ok(resp
         .headers()
         .get("set-cookie")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .unwrap_or_default()
-        .to_string();
+        .to_string())
+}
+
+async fn bot(
+    opts: &Options,
+    table: &str,
+    cookie: &str,
+    counts_hands: bool,
+    deadline: Instant,
+    stats: &Mutex<Stats>,
+) -> Result<(), BotError> {
     let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
     let mut request = ws_url.into_client_request()?;
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
+    if let Ok(v) = HeaderValue::from_str(cookie) {
         request.headers_mut().insert("cookie", v);
     }
     if let Ok(v) = HeaderValue::from_str(&opts.url) {
