@@ -527,8 +527,9 @@ impl TableActor {
                 self.after_hand().await;
                 return;
             }
-            self.broadcast(&events);
+            // The clock first, so the message carries the clock of the player now to act.
             self.restart_clock();
+            self.broadcast(&events);
             // A pre-selected action for the player now to act is applied at once.
             match self.take_pre_action() {
                 Some((seat, action)) => match self.table.act(seat, action) {
