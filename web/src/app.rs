@@ -18,7 +18,6 @@ pub fn App() -> impl IntoView {
     store.refresh_user();
     socket::start();
     let route = route::current();
-    let t = i18n::text();
 
     Effect::new(move |_| {
         let lang = store.lang.get();
@@ -31,72 +30,77 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    let page = move || match route.get() {
-        Route::Lobby => view! { <LobbyPage /> }.into_any(),
-        Route::Login => view! { <AuthPage register=false /> }.into_any(),
-        Route::Register => view! { <AuthPage register=true /> }.into_any(),
-        Route::Table { id, sit } => view! { <TablePage id sit /> }.into_any(),
-        Route::Hands => view! { <HandsPage /> }.into_any(),
-        Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
-        Route::Account => view! { <AccountPage /> }.into_any(),
-    };
+    // Every word is read once per render: a language switch re-renders the whole frame.
+    move || {
+        store.lang.track();
+        let t = i18n::current();
+        let page = move || match route.get() {
+            Route::Lobby => view! { <LobbyPage /> }.into_any(),
+            Route::Login => view! { <AuthPage register=false /> }.into_any(),
+            Route::Register => view! { <AuthPage register=true /> }.into_any(),
+            Route::Table { id, sit } => view! { <TablePage id sit /> }.into_any(),
+            Route::Hands => view! { <HandsPage /> }.into_any(),
+            Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
+            Route::Account => view! { <AccountPage /> }.into_any(),
+        };
 
-    let logout = move |_| {
-        leptos::task::spawn_local(async move {
-            let _ = api::post_empty("/api/logout").await;
-            store.user.set(None);
-            socket::reconnect();
-            route::go(&Route::Lobby);
-        });
-    };
+        let logout = move |_| {
+            leptos::task::spawn_local(async move {
+                let _ = api::post_empty("/api/logout").await;
+                store.user.set(None);
+                socket::reconnect();
+                route::go(&Route::Lobby);
+            });
+        };
 
-    let conn = move || match store.conn.get() {
-        Conn::Open => ("conn ok", t.get().connected),
-        Conn::Connecting => ("conn wait", t.get().connecting),
-        Conn::Reconnecting => ("conn down", t.get().reconnecting),
-    };
+        let conn = move || match store.conn.get() {
+            Conn::Open => ("conn ok", t.connected),
+            Conn::Connecting => ("conn wait", t.connecting),
+            Conn::Reconnecting => ("conn down", t.reconnecting),
+        };
 
-    view! {
-        <header class="top">
-            <a class="brand" href="#/lobby">"Scoop"</a>
-            <nav>
-                <a href="#/lobby" class:active=move || route.get() == Route::Lobby>{move || t.get().lobby}</a>
-                <Show when=move || store.user.with(Option::is_some)>
-                    <a href="#/hands" class:active=move || matches!(route.get(), Route::Hands | Route::Replay(_))>{move || t.get().my_hands}</a>
-                    <a href="#/account" class:active=move || route.get() == Route::Account>{move || t.get().account}</a>
-                </Show>
-            </nav>
-            <div class="spacer"></div>
-            <span class=move || conn().0 data-test="conn" title=move || conn().1>
-                <i></i><span class="conn-text">{move || conn().1}</span>
-            </span>
-            <select class="lang" aria-label="Language" on:change=move |ev| {
-                let code = event_target_value(&ev);
-                if let Some(l) = Lang::ALL.into_iter().find(|l| l.code() == code) {
-                    store.lang.set(l);
-                }
-            } prop:value=move || store.lang.get().code()>
-                {Lang::ALL.into_iter().map(|l| view! { <option value=l.code()>{l.text().language_name}</option> }).collect_view()}
-            </select>
-            <label class="deck4" title=move || t.get().four_colour>
-                <input type="checkbox" prop:checked=move || store.four_colour.get() on:change=move |ev| {
-                    let on = event_target_checked(&ev);
-                    store.four_colour.set(on);
-                    prefs::save(prefs::FOUR_COLOUR, if on { "1" } else { "0" });
-                } />
-                <span>"4♣"</span>
-            </label>
-            {move || match store.user.get() {
-                Some(me) => view! {
-                    <span class="me" data-test="me">{me.username.clone()}" · "{chips(me.balance.max(0) as u64)}</span>
-                    <button class="link" on:click=logout>{move || t.get().logout}</button>
-                }.into_any(),
-                None => view! {
-                    <a class="button small" href="#/login">{move || t.get().login}</a>
-                    <a class="button small primary" href="#/register">{move || t.get().register}</a>
-                }.into_any(),
-            }}
-        </header>
-        <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>{page}</main>
+        view! {
+            <header class="top">
+                <a class="brand" href="#/lobby">"Scoop"</a>
+                <nav>
+                    <a href="#/lobby" class:active=move || route.get() == Route::Lobby>{t.lobby}</a>
+                    <Show when=move || store.user.with(Option::is_some)>
+                        <a href="#/hands" class:active=move || matches!(route.get(), Route::Hands | Route::Replay(_))>{t.my_hands}</a>
+                        <a href="#/account" class:active=move || route.get() == Route::Account>{t.account}</a>
+                    </Show>
+                </nav>
+                <div class="spacer"></div>
+                <span class=move || conn().0 data-test="conn" title=move || conn().1>
+                    <i></i><span class="conn-text">{move || conn().1}</span>
+                </span>
+                <select class="lang" aria-label="Language" on:change=move |ev| {
+                    let code = event_target_value(&ev);
+                    if let Some(l) = Lang::ALL.into_iter().find(|l| l.code() == code) {
+                        store.lang.set(l);
+                    }
+                } prop:value=move || store.lang.get().code()>
+                    {Lang::ALL.into_iter().map(|l| view! { <option value=l.code()>{l.text().language_name}</option> }).collect_view()}
+                </select>
+                <label class="deck4" title=t.four_colour>
+                    <input type="checkbox" prop:checked=move || store.four_colour.get() on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        store.four_colour.set(on);
+                        prefs::save(prefs::FOUR_COLOUR, if on { "1" } else { "0" });
+                    } />
+                    <span>"4♣"</span>
+                </label>
+                {move || match store.user.get() {
+                    Some(me) => view! {
+                        <span class="me" data-test="me">{me.username.clone()}" · "{chips(me.balance.max(0) as u64)}</span>
+                        <button class="link" on:click=logout>{t.logout}</button>
+                    }.into_any(),
+                    None => view! {
+                        <a class="button small" href="#/login">{t.login}</a>
+                        <a class="button small primary" href="#/register">{t.register}</a>
+                    }.into_any(),
+                }}
+            </header>
+            <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>{page}</main>
+        }
     }
 }

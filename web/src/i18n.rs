@@ -64,10 +64,10 @@ impl Lang {
     }
 }
 
-/// The current language's strings, following the language switch.
-pub fn text() -> Memo<&'static Text> {
-    let lang = crate::store::get().lang;
-    Memo::new(move |_| lang.get().text())
+/// The current language's strings. Read once per render: the app re-renders the page when
+/// the language changes (App), which costs far less code than one reactive node per word.
+pub fn current() -> &'static Text {
+    crate::store::get().lang.get_untracked().text()
 }
 
 pub fn fill(template: &str, n: &str, a: impl ToString) -> String {

@@ -17,7 +17,7 @@ fn signed(amount: i64) -> String {
 
 #[component]
 pub fn AccountPage() -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     store.refresh_user();
     let rows = RwSignal::new(Vec::<LedgerRow>::new());
@@ -41,7 +41,7 @@ pub fn AccountPage() -> impl IntoView {
                     });
                     next.set(page.next_before);
                 }
-                Err(e) => error.set(Some(t.get_untracked().error(&e.code, &e.message))),
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
             }
         });
     };
@@ -60,40 +60,40 @@ pub fn AccountPage() -> impl IntoView {
                     store.refresh_user();
                     load(None);
                 }
-                Err(e) => error.set(Some(t.get_untracked().error(&e.code, &e.message))),
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
             }
         });
     };
 
     view! {
         <section class="account panel">
-            <h1>{move || t.get().account}</h1>
+            <h1>{t.account}</h1>
             {move || store.user.get().map(|me| view! {
                 <dl class="summary">
-                    <dt>{move || t.get().balance}</dt><dd data-test="balance">{chips(me.balance.max(0) as u64)}</dd>
-                    <dt>{move || t.get().on_tables}</dt><dd>{chips(me.on_tables.max(0) as u64)}</dd>
+                    <dt>{t.balance}</dt><dd data-test="balance">{chips(me.balance.max(0) as u64)}</dd>
+                    <dt>{t.on_tables}</dt><dd>{chips(me.on_tables.max(0) as u64)}</dd>
                 </dl>
                 <Show when=move || me.can_refill && !refill_done.get()>
-                    <p>{move || t.get().refill_note}" "
-                        <button class="primary" on:click=refill data-test="refill">{move || t.get().refill}</button>
+                    <p>{t.refill_note}" "
+                        <button class="primary" on:click=refill data-test="refill">{t.refill}</button>
                     </p>
                 </Show>
             })}
             <p class="error" role="alert">{move || error.get()}</p>
-            <h2>{move || t.get().ledger}</h2>
+            <h2>{t.ledger}</h2>
             <table class="list" data-test="ledger">
                 <thead><tr>
-                    <th>{move || t.get().date}</th>
-                    <th>{move || t.get().kind}</th>
-                    <th>{move || t.get().table}</th>
-                    <th class="num">{move || t.get().amount}</th>
-                    <th class="num">{move || t.get().balance_after}</th>
+                    <th>{t.date}</th>
+                    <th>{t.kind}</th>
+                    <th>{t.table}</th>
+                    <th class="num">{t.amount}</th>
+                    <th class="num">{t.balance_after}</th>
                 </tr></thead>
                 <tbody>
                     <For each=move || rows.get() key=|r| r.id let(r)>
                         <tr>
                             <td>{r.created_at.replace('T', " ").trim_end_matches('Z').to_string()}</td>
-                            <td>{move || t.get().ledger_kind(&r.kind)}</td>
+                            <td>{t.ledger_kind(&r.kind)}</td>
                             <td>{r.table_id.clone().unwrap_or_default()}</td>
                             <td class="num">{signed(r.amount)}</td>
                             <td class="num">{r.balance_after.map(|b| chips(b.max(0) as u64)).unwrap_or_default()}</td>
@@ -102,7 +102,7 @@ pub fn AccountPage() -> impl IntoView {
                 </tbody>
             </table>
             <Show when=move || next.get().is_some()>
-                <button on:click=move |_| load(next.get_untracked())>{move || t.get().more}</button>
+                <button on:click=move |_| load(next.get_untracked())>{t.more}</button>
             </Show>
         </section>
     }

@@ -29,7 +29,7 @@ fn check(t: &Text, username: &str, password: &str) -> Option<&'static str> {
 
 #[component]
 pub fn AuthPage(register: bool) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     let username = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
@@ -39,7 +39,7 @@ pub fn AuthPage(register: bool) -> impl IntoView {
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let (u, p) = (username.get_untracked(), password.get_untracked());
-        if let Some(problem) = check(t.get_untracked(), &u, &p) {
+        if let Some(problem) = check(t, &u, &p) {
             error.set(Some(problem.to_string()));
             return;
         }
@@ -66,37 +66,37 @@ pub fn AuthPage(register: bool) -> impl IntoView {
                     socket::reconnect();
                     route::go(&Route::Lobby);
                 }
-                Err(e) => error.set(Some(t.get_untracked().error(&e.code, &e.message))),
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
             }
         });
     };
 
     view! {
         <section class="auth panel">
-            <h1>{move || if register { t.get().register_title } else { t.get().login_title }}</h1>
+            <h1>{move || if register { t.register_title } else { t.login_title }}</h1>
             <form on:submit=submit novalidate>
                 <label>
-                    <span>{move || t.get().username}</span>
+                    <span>{t.username}</span>
                     <input name="username" autocomplete="username" required minlength="3" maxlength="20"
                         prop:value=username on:input=move |ev| username.set(event_target_value(&ev)) />
-                    <small>{move || t.get().username_rule}</small>
+                    <small>{t.username_rule}</small>
                 </label>
                 <label>
-                    <span>{move || t.get().password}</span>
+                    <span>{t.password}</span>
                     <input name="password" type="password" required minlength="8" maxlength="128"
                         autocomplete=if register { "new-password" } else { "current-password" }
                         prop:value=password on:input=move |ev| password.set(event_target_value(&ev)) />
-                    <small>{move || t.get().password_rule}</small>
+                    <small>{t.password_rule}</small>
                 </label>
                 <p class="error" role="alert" data-test="form-error">{move || error.get()}</p>
                 <button type="submit" class="primary" disabled=busy>
-                    {move || if register { t.get().register } else { t.get().login }}
+                    {move || if register { t.register } else { t.login }}
                 </button>
             </form>
             <p class="switch">
-                {move || if register { t.get().have_account } else { t.get().no_account }}" "
+                {move || if register { t.have_account } else { t.no_account }}" "
                 <a href=move || if register { "#/login" } else { "#/register" }>
-                    {move || if register { t.get().login } else { t.get().register }}
+                    {move || if register { t.login } else { t.register }}
                 </a>
             </p>
         </section>

@@ -9,22 +9,22 @@ use crate::route::Route;
 
 #[component]
 pub fn HandsPage() -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let hands = LocalResource::new(|| api::get::<HandList>("/api/hands?limit=100"));
     view! {
         <section class="hands panel">
-            <h1>{move || t.get().my_hands}</h1>
-            <Suspense fallback=move || view! { <p>{move || t.get().loading}</p> }>
+            <h1>{t.my_hands}</h1>
+            <Suspense fallback=move || view! { <p>{t.loading}</p> }>
                 {move || hands.get().map(|result| match result {
-                    Err(e) => view! { <p class="error">{move || t.get().error(&e.code, &e.message)}</p> }.into_any(),
-                    Ok(list) if list.hands.is_empty() => view! { <p class="empty">{move || t.get().no_hands}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
+                    Ok(list) if list.hands.is_empty() => view! { <p class="empty">{t.no_hands}</p> }.into_any(),
                     Ok(list) => view! {
                         <table class="list" data-test="hands">
                             <thead><tr>
-                                <th>{move || t.get().date}</th>
-                                <th>{move || t.get().table}</th>
+                                <th>{t.date}</th>
+                                <th>{t.table}</th>
                                 <th>"#"</th>
-                                <th class="num">{move || t.get().net}</th>
+                                <th class="num">{t.net}</th>
                                 <th></th>
                             </tr></thead>
                             <tbody>
@@ -38,7 +38,7 @@ pub fn HandsPage() -> impl IntoView {
                                             <td>{h.table_id.clone()}</td>
                                             <td>{h.number}</td>
                                             <td class=net_class>{net_text}</td>
-                                            <td><a class="button small" href=Route::Replay(h.id.clone()).href()>{move || t.get().replay}</a></td>
+                                            <td><a class="button small" href=Route::Replay(h.id.clone()).href()>{t.replay}</a></td>
                                         </tr>
                                     }
                                 }).collect_view()}

@@ -11,7 +11,7 @@ use crate::{socket, store};
 
 #[component]
 pub fn LobbyPage() -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     socket::subscribe_lobby();
 
@@ -69,15 +69,15 @@ pub fn LobbyPage() -> impl IntoView {
         view! {
             <tr data-table=table.id.clone()>
                 <td class="name">{table.name.clone()}</td>
-                <td>{move || structure(t.get(), table.stakes.structure)}</td>
+                <td>{move || structure(t, table.stakes.structure)}</td>
                 <td>{stakes(&table.stakes)}</td>
                 <td>{table.seats_taken}" / "{table.seat_count}</td>
                 <td class="num">{chips(table.average_pot)}</td>
                 <td class="num">{table.hands_per_hour}</td>
                 <td class="num">{table.spectators}</td>
                 <td class="actions">
-                    <a class="button small" href=watch data-test="watch">{move || t.get().watch}</a>
-                    <a class="button small primary" class:disabled=full href=sit data-test="sit">{move || t.get().sit}</a>
+                    <a class="button small" href=watch data-test="watch">{t.watch}</a>
+                    <a class="button small primary" class:disabled=full href=sit data-test="sit">{t.sit}</a>
                 </td>
             </tr>
         }
@@ -85,21 +85,21 @@ pub fn LobbyPage() -> impl IntoView {
 
     view! {
         <section class="lobby panel">
-            <h1>{move || t.get().tables}</h1>
+            <h1>{t.tables}</h1>
             <div class="filters">
                 <label>
-                    <span>{move || t.get().structure}</span>
+                    <span>{t.structure}</span>
                     <select on:change=structure_choice>
-                        <option value="">{move || t.get().all}</option>
-                        <option value="fl">{move || t.get().fixed_limit}</option>
-                        <option value="pl">{move || t.get().pot_limit}</option>
-                        <option value="nl">{move || t.get().no_limit}</option>
+                        <option value="">{t.all}</option>
+                        <option value="fl">{t.fixed_limit}</option>
+                        <option value="pl">{t.pot_limit}</option>
+                        <option value="nl">{t.no_limit}</option>
                     </select>
                 </label>
                 <label>
-                    <span>{move || t.get().stakes}</span>
+                    <span>{t.stakes}</span>
                     <select on:change=move |ev| by_stakes.set(event_target_value(&ev))>
-                        <option value="">{move || t.get().all}</option>
+                        <option value="">{t.all}</option>
                         <For each=move || stake_options.get() key=|s| s.clone() let(s)>
                             <option value=s.clone()>{s.clone()}</option>
                         </For>
@@ -107,28 +107,28 @@ pub fn LobbyPage() -> impl IntoView {
                 </label>
                 <label class="check">
                     <input type="checkbox" on:change=move |ev| free_only.set(event_target_checked(&ev)) />
-                    <span>{move || t.get().free_seats_only}</span>
+                    <span>{t.free_seats_only}</span>
                 </label>
             </div>
             <table class="tables" data-test="lobby">
                 <thead>
                     <tr>
-                        <th>{move || t.get().table}</th>
-                        <th>{move || t.get().structure}</th>
-                        <th>{move || t.get().stakes}</th>
-                        <th>{move || t.get().players}</th>
-                        <th class="num">{move || t.get().avg_pot}</th>
-                        <th class="num">{move || t.get().hands_per_hour}</th>
-                        <th class="num">{move || t.get().watching}</th>
+                        <th>{t.table}</th>
+                        <th>{t.structure}</th>
+                        <th>{t.stakes}</th>
+                        <th>{t.players}</th>
+                        <th class="num">{t.avg_pot}</th>
+                        <th class="num">{t.hands_per_hour}</th>
+                        <th class="num">{t.watching}</th>
                         <th></th>
                     </tr>
                 </thead>
                 <tbody>
-                    <For each=move || shown.get() key=|t| format!("{t:?}") children=row />
+                    <For each=move || shown.get() key=|t| (t.id.clone(), t.seats_taken, t.average_pot, t.hands_per_hour, t.spectators) children=row />
                 </tbody>
             </table>
             <Show when=move || shown.with(Vec::is_empty)>
-                <p class="empty">{move || t.get().no_tables}</p>
+                <p class="empty">{t.no_tables}</p>
             </Show>
         </section>
     }

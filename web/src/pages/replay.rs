@@ -202,7 +202,7 @@ fn frames(hand: &HandView) -> Frames {
 
 #[component]
 pub fn ReplayPage(id: String) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let path = format!("/api/hands/{id}");
     let hand = LocalResource::new(move || {
         let path = path.clone();
@@ -210,9 +210,9 @@ pub fn ReplayPage(id: String) -> impl IntoView {
     });
     view! {
         <section class="replay panel">
-            <Suspense fallback=move || view! { <p>{move || t.get().loading}</p> }>
+            <Suspense fallback=move || view! { <p>{t.loading}</p> }>
                 {move || hand.get().map(|result| match result {
-                    Err(e) => view! { <p class="error">{move || t.get().error(&e.code, &e.message)}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
                     Ok(hand) => view! { <Replayer hand /> }.into_any(),
                 })}
             </Suspense>
@@ -222,7 +222,7 @@ pub fn ReplayPage(id: String) -> impl IntoView {
 
 #[component]
 fn Replayer(hand: HandView) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let Frames {
         views,
         showdowns,
@@ -245,18 +245,18 @@ fn Replayer(hand: HandView) -> impl IntoView {
     );
     let number = hand.number;
     view! {
-        <h1>{move || fill(t.get().hand_number, "", number)}" · "{title}</h1>
+        <h1>{move || fill(t.hand_number, "", number)}" · "{title}</h1>
         <Felt view=view_now showdown=showdown_now clock=Signal::derive(|| None) />
         <div class="replay-controls">
-            <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"⏮ "{move || t.get().first}</button>
-            <button on:click=move |_| step.update(|s| *s = s.saturating_sub(1)) disabled=move || step.get() == 0 data-test="replay-back">"◀ "{move || t.get().previous}</button>
-            <span data-test="replay-step">{move || t.get().step.replace("{a}", &step.get().to_string()).replace("{b}", &last.to_string())}</span>
-            <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || step.get() >= last data-test="replay-next">{move || t.get().next}" ▶"</button>
-            <button on:click=move |_| step.set(last) disabled=move || step.get() >= last>{move || t.get().last}" ⏭"</button>
+            <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"⏮ "{t.first}</button>
+            <button on:click=move |_| step.update(|s| *s = s.saturating_sub(1)) disabled=move || step.get() == 0 data-test="replay-back">"◀ "{t.previous}</button>
+            <span data-test="replay-step">{move || t.step.replace("{a}", &step.get().to_string()).replace("{b}", &last.to_string())}</span>
+            <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || step.get() >= last data-test="replay-next">{t.next}" ▶"</button>
+            <button on:click=move |_| step.set(last) disabled=move || step.get() >= last>{t.last}" ⏭"</button>
         </div>
         <ol class="log replay-log">
             {move || log.with_value(|entries| {
-                entries.iter().take(step.get()).filter_map(|e| log_line(t.get(), e)).map(|line| view! { <li>{line}</li> }).collect_view()
+                entries.iter().take(step.get()).filter_map(|e| log_line(t, e)).map(|line| view! { <li>{line}</li> }).collect_view()
             })}
         </ol>
     }

@@ -37,7 +37,7 @@ fn act(view: &TableView, action: Action, table: &str) {
 
 #[component]
 pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let table = StoredValue::new(table);
     let legal: Memo<Option<Legal>> =
         Memo::new(move |_| view.with(|v| v.legal.filter(|l| v.you == Some(l.seat))));
@@ -99,23 +99,23 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
 
     let bet_word = move || {
         if call_level.get() == 0 {
-            t.get().bet
+            t.bet
         } else {
-            t.get().raise_to
+            t.raise_to
         }
     };
 
     view! {
         <Show when=move || legal.with(Option::is_some) fallback=|| ()>
             <div class="actions" data-test="actions">
-                <strong class="your-turn">{move || t.get().your_turn}</strong>
+                <strong class="your-turn">{t.your_turn}</strong>
                 <div class="buttons">
                     <button class="fold" data-test="fold" on:click=move |_| fold()
-                        hidden=move || legal.get().is_some_and(|l| l.can_check)>{move || t.get().fold}" "<kbd>"F"</kbd></button>
+                        hidden=move || legal.get().is_some_and(|l| l.can_check)>{t.fold}" "<kbd>"F"</kbd></button>
                     <button class="call" data-test="check-call" on:click=move |_| check_call()>
                         {move || match legal.get() {
-                            Some(l) if l.can_check => t.get().check.to_string(),
-                            Some(l) => format!("{} {}", t.get().call, chips(l.to_call)),
+                            Some(l) if l.can_check => t.check.to_string(),
+                            Some(l) => format!("{} {}", t.call, chips(l.to_call)),
                             None => String::new(),
                         }}" "<kbd>"C"</kbd>
                     </button>
@@ -128,17 +128,17 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
                 <Show when=move || bounds.get().is_some_and(|b| b.min_to < b.max_to) && structure.get() != Structure::FixedLimit>
                     {move || bounds.get().map(|b| {
                         let presets = [
-                            (t.get().min, b.min_to),
-                            (t.get().half_pot, half_pot_to(&b, call_level.get())),
-                            (t.get().pot, b.pot_to.unwrap_or(b.max_to).clamp(b.min_to, b.max_to)),
-                            (t.get().all_in, b.max_to),
+                            (t.min, b.min_to),
+                            (t.half_pot, half_pot_to(&b, call_level.get())),
+                            (t.pot, b.pot_to.unwrap_or(b.max_to).clamp(b.min_to, b.max_to)),
+                            (t.all_in, b.max_to),
                         ];
                         view! {
                             <div class="sizing">
-                                <input type="range" min=b.min_to max=b.max_to step="1" aria-label=move || t.get().amount
+                                <input type="range" min=b.min_to max=b.max_to step="1" aria-label=t.amount
                                     prop:value=move || amount.get() on:input=move |ev| amount.set(event_target_value(&ev)) />
                                 <input type="number" class="amount" data-test="amount" min=b.min_to max=b.max_to step="1"
-                                    aria-label=move || t.get().amount class:invalid=move || valid_amount.get().is_none()
+                                    aria-label=t.amount class:invalid=move || valid_amount.get().is_none()
                                     prop:value=move || amount.get() on:input=move |ev| amount.set(event_target_value(&ev)) />
                                 <div class="presets">
                                     {presets.into_iter().map(|(label, to)| view! {
@@ -146,13 +146,13 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
                                     }).collect_view()}
                                 </div>
                                 <Show when=move || valid_amount.get().is_none()>
-                                    <small class="error">{move || t.get().invalid_amount.replace("{a}", &chips(b.min_to)).replace("{b}", &chips(b.max_to))}</small>
+                                    <small class="error">{t.invalid_amount.replace("{a}", &chips(b.min_to)).replace("{b}", &chips(b.max_to))}</small>
                                 </Show>
                             </div>
                         }
                     })}
                 </Show>
-                <small class="keys">{move || t.get().keys_hint}</small>
+                <small class="keys">{t.keys_hint}</small>
             </div>
         </Show>
     }
@@ -161,7 +161,7 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
 /// Decide ahead (check/fold, call any, fold to any bet); one choice covers one decision.
 #[component]
 pub fn PreActions(table: String, view: Signal<TableView>) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let table = StoredValue::new(table);
     let chosen = RwSignal::new(None::<PreAction>);
     let waiting = Memo::new(move |_| {
@@ -189,7 +189,7 @@ pub fn PreActions(table: String, view: Signal<TableView>) -> impl IntoView {
             <label class="check">
                 <input type="checkbox" prop:checked=move || chosen.get() == Some(pre)
                     on:change=move |ev| pick(pre, event_target_checked(&ev)) />
-                <span>{move || label(t.get())}</span>
+                <span>{move || label(t)}</span>
             </label>
         }
     };
@@ -207,7 +207,7 @@ pub fn PreActions(table: String, view: Signal<TableView>) -> impl IntoView {
 /// Sit out or in, top up between hands, leave.
 #[component]
 pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     let table = StoredValue::new(table);
     let me = Memo::new(move |_| {
@@ -241,8 +241,7 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
                 top_up.set(String::new());
             }
             _ => top_up_error.set(Some(
-                t.get_untracked()
-                    .invalid_amount
+                t.invalid_amount
                     .replace("{a}", "1")
                     .replace("{b}", &chips(allowed)),
             )),
@@ -256,18 +255,18 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
             view! {
                 <div class="seat-controls">
                     {if sitting_out {
-                        view! { <button data-test="sit-in" on:click=move |_| send(|table| ClientMessage::SitIn { table, post_now: true })>{move || t.get().sit_in}</button> }.into_any()
+                        view! { <button data-test="sit-in" on:click=move |_| send(|table| ClientMessage::SitIn { table, post_now: true })>{t.sit_in}</button> }.into_any()
                     } else {
-                        view! { <button data-test="sit-out" on:click=move |_| send(|table| ClientMessage::SitOut { table })>{move || t.get().sit_out}</button> }.into_any()
+                        view! { <button data-test="sit-out" on:click=move |_| send(|table| ClientMessage::SitOut { table })>{t.sit_out}</button> }.into_any()
                     }}
                     <Show when=move || !in_hand && seat.stack < limits.get().0>
                         <span class="top-up">
-                            <input type="number" min="1" class="amount" aria-label=move || t.get().top_up
+                            <input type="number" min="1" class="amount" aria-label=t.top_up
                                 prop:value=move || top_up.get() on:input=move |ev| top_up.set(event_target_value(&ev)) />
-                            <button on:click=do_top_up>{move || t.get().top_up}</button>
+                            <button on:click=do_top_up>{t.top_up}</button>
                         </span>
                     </Show>
-                    <button data-test="leave" on:click=move |_| send(|table| ClientMessage::Leave { table })>{move || t.get().leave}</button>
+                    <button data-test="leave" on:click=move |_| send(|table| ClientMessage::Leave { table })>{t.leave}</button>
                     <small class="error">{move || top_up_error.get()}</small>
                 </div>
             }

@@ -20,7 +20,10 @@ fn around(index: u8, count: u8, rx: f64, ry: f64) -> (f64, f64) {
 }
 
 fn place((x, y): (f64, f64)) -> String {
-    format!("left:{x:.1}%;top:{y:.1}%")
+    // Tenths of a percent written as integers: float formatting is a lot of wasm for this.
+    let tenths = |v: f64| (v * 10.0).round().max(0.0) as u32;
+    let (x, y) = (tenths(x), tenths(y));
+    format!("left:{}.{}%;top:{}.{}%", x / 10, x % 10, y / 10, y % 10)
 }
 
 /// Where on the oval a seat sits, so that the viewer's own seat is at the bottom.
@@ -42,7 +45,7 @@ pub fn Felt(
     clock: Signal<Option<(Clock, f64)>>,
     #[prop(optional)] on_sit: Option<Callback<u8>>,
 ) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     // Re-render the countdown a few times a second; the ring itself is a CSS animation.
     let tick = RwSignal::new(0u32);
     if let Ok(handle) = set_interval_with_handle(
@@ -67,7 +70,7 @@ pub fn Felt(
         let to_act = Memo::new(move |_| view.with(|v| v.hand_running && v.to_act == Some(seat)));
         let is_me = Memo::new(move |_| view.with(|v| v.you == Some(seat)));
         let won: Memo<Vec<String>> = Memo::new(move |_| {
-            let t: &Text = t.get();
+            let t: &Text = t;
             showdown.with(|s| {
                 s.awards
                     .iter()
@@ -86,7 +89,7 @@ pub fn Felt(
         });
         let marker = move || {
             view.with(|v| {
-                let t = t.get();
+                let t = t;
                 if !v.hand_running && v.board.is_empty() {
                     return None;
                 }
@@ -103,9 +106,9 @@ pub fn Felt(
             let cards = s.cards;
             let in_hand = s.live || cards.is_some();
             let status = match s.status {
-                SeatStatus::SittingOut => Some(t.get().sitting_out),
-                SeatStatus::Waiting { .. } if !s.live => Some(t.get().waiting),
-                _ if s.all_in => Some(t.get().all_in),
+                SeatStatus::SittingOut => Some(t.sitting_out),
+                SeatStatus::Waiting { .. } if !s.live => Some(t.waiting),
+                _ if s.all_in => Some(t.all_in),
                 _ => None,
             };
             view! {
@@ -130,7 +133,7 @@ pub fn Felt(
                     Some(s) => occupied(s).into_any(),
                     None => match on_sit {
                         Some(cb) => view! {
-                            <button class="sit-here" data-test="sit-here" on:click=move |_| cb.run(seat)>{move || t.get().sit_here}</button>
+                            <button class="sit-here" data-test="sit-here" on:click=move |_| cb.run(seat)>{t.sit_here}</button>
                         }.into_any(),
                         None => view! { <span class="free"></span> }.into_any(),
                     },
@@ -143,16 +146,16 @@ pub fn Felt(
                     view! {
                         <svg class="clock-ring" class:bank=c.in_time_bank viewBox="0 0 100 100" aria-hidden="true">
                             <ellipse cx="50" cy="50" rx="48" ry="48" pathLength="100"
-                                style=format!("animation-duration:{left:.0}ms") />
+                                style=format!("animation-duration:{}ms", left as u64) />
                         </svg>
                         <div class="clock-text" class:bank=c.in_time_bank data-test="clock">
                             {seconds}"s"
-                            {(c.in_time_bank || bank > 0).then(|| view! { <small>{move || t.get().time_bank}" "{if c.in_time_bank { seconds } else { bank }}"s"</small> })}
+                            {(c.in_time_bank || bank > 0).then(|| view! { <small>{t.time_bank}" "{if c.in_time_bank { seconds } else { bank }}"s"</small> })}
                         </div>
                     }
                 })}
                 {move || shown.get().map(|(h, l)| {
-                    let (hi, lo) = labels::showdown(t.get(), h, l);
+                    let (hi, lo) = labels::showdown(t, h, l);
                     view! { <div class="labels" data-test="hand-labels"><span class="hi">{hi}</span><span class="lo">{lo}</span></div> }
                 })}
                 {move || won.with(|w| (!w.is_empty()).then(|| view! { <div class="award" data-test="award">{w.join(" · ")}</div> }))}
@@ -161,7 +164,7 @@ pub fn Felt(
                 <div class="bet" style=bet_style><i class="chip"></i>{chips(s.bet)}</div>
             })}
             {move || (view.with(|v| v.button) == Some(seat)).then(|| view! {
-                <div class="dealer-button" style=button_style title=move || t.get().dealer>"D"</div>
+                <div class="dealer-button" style=button_style title=t.dealer>"D"</div>
             })}
             {move || marker().map(|m| view! {
                 <div class="blind-marker" style=move || { let (x, y) = around(pos.get(), seat_count.get(), 31.0, 27.0); place((x - 4.5, y)) }>{m}</div>
@@ -170,7 +173,7 @@ pub fn Felt(
     };
 
     let pots = move || {
-        let t = t.get();
+        let t = t;
         view.with(|v| {
             v.pots
                 .iter()
@@ -188,7 +191,7 @@ pub fn Felt(
         })
     };
     let awards = move || {
-        let t = t.get();
+        let t = t;
         let names = move |seat: u8| seat_at(seat).map(|s| s.name).unwrap_or_default();
         showdown.with(|s| {
             let mut pots: Vec<usize> = s.awards.iter().map(|a| a.pot).collect();
@@ -210,7 +213,7 @@ pub fn Felt(
 
     view! {
         <div class="felt-wrap">
-            <div class="felt" data-test="felt">
+            <div class="felt" data-test="felt" data-hand=move || view.with(|v| v.hand) data-running=move || view.with(|v| v.hand_running.to_string())>
                 <div class="centre">
                     <div class="board" data-test="board">
                         {move || view.with(|v| v.board.clone()).into_iter().map(|card| view! { <CardFace card /> }).collect_view()}

@@ -17,17 +17,30 @@ use actions::{ActionBar, PreActions, SeatControls};
 use felt::Felt;
 use state::TableState;
 
+thread_local! {
+    /// Table pages created so far; the number identifies the latest.
+    static PAGES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 #[component]
 pub fn TablePage(id: String, sit: bool) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
+    let instance = PAGES.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
     store.table.set(Some(TableState::new(id.clone())));
     socket::watch(&id);
     {
         let id = id.clone();
+        // A re-render (language switch) builds the new page before the old one is cleaned
+        // up: only the latest page may stop watching.
         on_cleanup(move || {
-            socket::unwatch(&id);
-            store.table.set(None);
+            if PAGES.with(|n| n.get()) == instance {
+                socket::unwatch(&id);
+                store.table.set(None);
+            }
         });
     }
 
@@ -108,9 +121,9 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                 format!(
                     "{} · {} {} · {}",
                     name.unwrap_or_else(|| id.get_value()),
-                    structure(t.get(), v.stakes.structure),
+                    structure(t, v.stakes.structure),
                     stakes(&v.stakes),
-                    i18n::fill(t.get().hand_number, "", v.hand)
+                    i18n::fill(t.hand_number, "", v.hand)
                 )
             })
         })
@@ -119,17 +132,17 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     view! {
         <section class="table-page">
             <h1 class="table-title">{title}</h1>
-            <Show when=move || loaded.get() fallback=move || view! { <p>{move || t.get().loading}</p> }>
+            <Show when=move || loaded.get() fallback=move || view! { <p>{t.loading}</p> }>
                 <Felt view showdown=showdown.into() clock=clock.into() on_sit />
             </Show>
             <div class="under">
                 <div class="controls">
                     {move || error.get().map(|(code, message)| view! {
-                        <p class="error" role="alert" data-test="table-error">{move || t.get().error(error_code(code), &message)}</p>
+                        <p class="error" role="alert" data-test="table-error">{t.error(error_code(code), &message)}</p>
                     })}
                     <Show when=move || seated.get().is_some() fallback=move || view! {
-                        <p class="spectating" data-test="spectating">{move || t.get().spectating}
-                            <Show when=move || !logged_in.get()>" · "<a href="#/login">{move || t.get().login_to_play}</a></Show>
+                        <p class="spectating" data-test="spectating">{t.spectating}
+                            <Show when=move || !logged_in.get()>" · "<a href="#/login">{t.login_to_play}</a></Show>
                         </p>
                     }>
                         <ActionBar table=id.get_value() view />
@@ -137,7 +150,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                         <SeatControls table=id.get_value() view />
                     </Show>
                     <Show when=move || loaded.get() && view.with(|v| !v.hand_running && v.seats.iter().flatten().count() < 2)>
-                        <p class="note">{move || t.get().waiting_for_players}</p>
+                        <p class="note">{t.waiting_for_players}</p>
                     </Show>
                 </div>
                 <HandLog />
@@ -172,10 +185,10 @@ fn placeholder() -> TableView {
 
 #[component]
 fn HandLog() -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     let lines = Memo::new(move |_| {
-        let t = t.get();
+        let t = t;
         store.table.with(|s| {
             s.as_ref()
                 .map(|s| {
@@ -191,7 +204,7 @@ fn HandLog() -> impl IntoView {
     });
     view! {
         <div class="side log-box">
-            <h2>{move || t.get().hand_log}</h2>
+            <h2>{t.hand_log}</h2>
             <ol class="log" data-test="log">
                 {move || lines.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
             </ol>
@@ -201,7 +214,7 @@ fn HandLog() -> impl IntoView {
 
 #[component]
 fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     let table = StoredValue::new(table);
     let text = RwSignal::new(String::new());
@@ -225,15 +238,15 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
     };
     view! {
         <div class="side chat-box">
-            <h2>{move || t.get().chat}</h2>
+            <h2>{t.chat}</h2>
             <ol class="chat" data-test="chat">
                 {move || lines.get().into_iter().rev().map(|(from, text)| view! { <li><b>{from}": "</b>{text}</li> }).collect_view()}
             </ol>
             <Show when=move || can_chat.get()>
                 <form on:submit=submit>
-                    <input maxlength=MAX_CHAT_CHARS.to_string() aria-label=move || t.get().chat
+                    <input maxlength=MAX_CHAT_CHARS.to_string() aria-label=t.chat
                         prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev)) />
-                    <button type="submit">{move || t.get().send}</button>
+                    <button type="submit">{t.send}</button>
                 </form>
             </Show>
         </div>
@@ -247,7 +260,7 @@ fn BuyIn(
     view: Signal<TableView>,
     close: impl Fn() + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
-    let t = i18n::text();
+    let t = i18n::current();
     let store = store::get();
     let (min, max) = view.with_untracked(|v| (v.min_buy_in, v.max_buy_in));
     let balance = move || {
@@ -272,12 +285,9 @@ fn BuyIn(
                 });
                 close();
             }
-            _ if top < min => {
-                error.set(Some(t.get_untracked().err_insufficient_balance.to_string()))
-            }
+            _ if top < min => error.set(Some(t.err_insufficient_balance.to_string())),
             _ => error.set(Some(
-                t.get_untracked()
-                    .invalid_amount
+                t.invalid_amount
                     .replace("{a}", &chips(min))
                     .replace("{b}", &chips(top)),
             )),
@@ -286,21 +296,21 @@ fn BuyIn(
     view! {
         <div class="modal-back">
             <form class="modal panel" on:submit=submit data-test="buy-in">
-                <h2>{move || t.get().buy_in}</h2>
+                <h2>{t.buy_in}</h2>
                 <label>
-                    <span>{move || t.get().amount}</span>
+                    <span>{t.amount}</span>
                     <input type="number" name="buy-in" min=min max=max step="1" prop:value=move || amount.get()
                         on:input=move |ev| amount.set(event_target_value(&ev)) />
-                    <small>{move || t.get().buy_in_range.replace("{a}", &chips(min)).replace("{b}", &chips(max))}" · "{move || t.get().balance}" "{move || chips(balance())}</small>
+                    <small>{t.buy_in_range.replace("{a}", &chips(min)).replace("{b}", &chips(max))}" · "{t.balance}" "{move || chips(balance())}</small>
                 </label>
                 <label class="check">
                     <input type="checkbox" prop:checked=move || post_now.get() on:change=move |ev| post_now.set(event_target_checked(&ev)) />
-                    <span>{move || t.get().post_now}</span>
+                    <span>{t.post_now}</span>
                 </label>
                 <p class="error" role="alert">{move || error.get()}</p>
                 <div class="row">
-                    <button type="button" on:click=move |_| close()>{move || t.get().cancel}</button>
-                    <button type="submit" class="primary" data-test="buy-in-ok">{move || t.get().sit}</button>
+                    <button type="button" on:click=move |_| close()>{t.cancel}</button>
+                    <button type="submit" class="primary" data-test="buy-in-ok">{t.sit}</button>
                 </div>
             </form>
         </div>
