@@ -9,7 +9,8 @@ import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [dist, port, backend] = process.argv.slice(2);
+const [distArg, port, backend] = process.argv.slice(2);
+const dist = path.resolve(distArg);
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
 const proxied = (url) => url.startsWith('/api/') || url === '/healthz' || url.startsWith('/ws');
 
@@ -25,7 +26,7 @@ const server = http.createServer((req, res) => {
   }
   const clean = path.normalize(decodeURIComponent(req.url.split('?')[0])).replace(/^(\.\.[/\\])+/, '');
   let file = path.join(dist, clean);
-  if (!file.startsWith(path.resolve(dist)) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+  if (!file.startsWith(dist) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
     file = path.join(dist, 'index.html');
   }
   res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });

@@ -218,11 +218,19 @@ mod tests {
             let [first, second] = value.named_ranks();
             let label = value.label();
             assert!(
-                label.contains(first.name()) || label.contains(first.plural()) || label == "Royal flush",
+                label.contains(first.name())
+                    || label.contains(first.plural())
+                    || label == "Royal flush",
                 "{label} does not name {first:?}"
             );
-            if matches!(value.category(), HandCategory::FullHouse | HandCategory::TwoPair) {
-                assert!(label.ends_with(second.plural()), "{label} does not end with {second:?}");
+            if matches!(
+                value.category(),
+                HandCategory::FullHouse | HandCategory::TwoPair
+            ) {
+                assert!(
+                    label.ends_with(second.plural()),
+                    "{label} does not end with {second:?}"
+                );
             }
         }
     }

@@ -251,8 +251,8 @@ fn Replayer(hand: HandView) -> impl IntoView {
             <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"⏮ "{t.first}</button>
             <button on:click=move |_| step.update(|s| *s = s.saturating_sub(1)) disabled=move || step.get() == 0 data-test="replay-back">"◀ "{t.previous}</button>
             <span data-test="replay-step">{move || t.step.replace("{a}", &step.get().to_string()).replace("{b}", &last.to_string())}</span>
-            <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || step.get() >= last data-test="replay-next">{t.next}" ▶"</button>
-            <button on:click=move |_| step.set(last) disabled=move || step.get() >= last>{t.last}" ⏭"</button>
+            <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || { step.get() >= last } data-test="replay-next">{t.next}" ▶"</button>
+            <button on:click=move |_| step.set(last) disabled=move || { step.get() >= last }>{t.last}" ⏭"</button>
         </div>
         <ol class="log replay-log">
             {move || log.with_value(|entries| {

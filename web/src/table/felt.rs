@@ -89,7 +89,6 @@ pub fn Felt(
         });
         let marker = move || {
             view.with(|v| {
-                let t = t;
                 if !v.hand_running && v.board.is_empty() {
                     return None;
                 }
@@ -173,25 +172,32 @@ pub fn Felt(
     };
 
     let pots = move || {
-        let t = t;
-        view.with(|v| {
+        let list: Vec<(String, u64)> = view.with(|v| {
+            // While bets are still out the engine's pots include them, and an unmatched bet
+            // would look like a side pot: show one total until the round's bets are gathered.
+            if v.seats.iter().flatten().any(|s| s.bet > 0) {
+                let total = v.pots.iter().map(|p| p.amount).sum();
+                return vec![(t.pot.to_string(), total)];
+            }
             v.pots
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| p.amount > 0)
                 .map(|(i, p)| {
                     let name = if i == 0 {
                         t.pot.to_string()
                     } else {
                         format!("{} {i}", t.side_pot)
                     };
-                    view! { <span class="pot" data-test="pot">{name}": "{chips(p.amount)}</span> }
+                    (name, p.amount)
                 })
-                .collect_view()
-        })
+                .collect()
+        });
+        list.into_iter()
+            .filter(|(_, amount)| *amount > 0)
+            .map(|(name, amount)| view! { <span class="pot" data-test="pot">{name}": "{chips(amount)}</span> })
+            .collect_view()
     };
     let awards = move || {
-        let t = t;
         let names = move |seat: u8| seat_at(seat).map(|s| s.name).unwrap_or_default();
         showdown.with(|s| {
             let mut pots: Vec<usize> = s.awards.iter().map(|a| a.pot).collect();

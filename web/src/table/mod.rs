@@ -54,7 +54,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
             .table
             .with(|s| s.as_ref().and_then(|s| s.view.clone()))
     });
-    let view = Signal::derive(move || view_sig.get().unwrap_or_else(|| placeholder()));
+    let view = Signal::derive(move || view_sig.get().unwrap_or_else(placeholder));
     let showdown = Memo::new(move |_| {
         store
             .table
@@ -188,7 +188,6 @@ fn HandLog() -> impl IntoView {
     let t = i18n::current();
     let store = store::get();
     let lines = Memo::new(move |_| {
-        let t = t;
         store.table.with(|s| {
             s.as_ref()
                 .map(|s| {

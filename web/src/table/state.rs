@@ -42,6 +42,8 @@ pub struct TableState {
     pub clock: Option<Clock>,
     /// `Date.now()` when `clock` arrived: the clock counts down from there.
     pub clock_at: f64,
+    /// The longest decision clock seen: the table's clock, learnt from the server.
+    pub decision_ms: u64,
     pub log: Vec<LogEntry>,
     pub chat: Vec<(String, String)>,
     pub showdown: Showdown,
@@ -76,6 +78,7 @@ impl TableState {
             view: None,
             clock: None,
             clock_at: 0.0,
+            decision_ms: 0,
             log: Vec::new(),
             chat: Vec::new(),
             showdown: Showdown::default(),
@@ -158,9 +161,30 @@ impl TableState {
         missed.then(|| self.id.clone())
     }
 
+    /// The server computes the clock it sends before it restarts the clock for the next
+    /// decision, so a message's clock can belong to the player who just acted (or be absent
+    /// at a hand's first decision). Then the new decision is shown with the full decision
+    /// time last seen, which is what the server has just started.
     fn set_clock(&mut self, clock: Option<Clock>) {
-        self.clock = clock;
         self.clock_at = now();
+        if let Some(c) = clock.filter(|c| !c.in_time_bank) {
+            self.decision_ms = self.decision_ms.max(c.remaining_ms);
+        }
+        let to_act = self
+            .view
+            .as_ref()
+            .filter(|v| v.hand_running)
+            .and_then(|v| v.to_act);
+        self.clock = match (clock, to_act) {
+            (Some(c), Some(seat)) if c.seat == seat => Some(c),
+            (_, Some(seat)) if self.decision_ms > 0 => Some(Clock {
+                seat,
+                remaining_ms: self.decision_ms,
+                time_bank_ms: 0,
+                in_time_bank: false,
+            }),
+            _ => None,
+        };
     }
 
     fn record(&mut self, event: ViewEvent, next: &TableView) {
