@@ -74,6 +74,18 @@ impl HighValue {
         HandCategory::ALL[i.saturating_sub(1)]
     }
 
+    /// The ranks [`HighValue::label`] names: the main one ("kings" in a full house of kings
+    /// full of sevens, the top card of a straight) and the second one (the sevens; the lower
+    /// pair of two pair; the next card otherwise). Lets a client word the label in another
+    /// language.
+    pub fn named_ranks(self) -> [Rank; 2] {
+        let key = class::keys()
+            .get(usize::from(self.0))
+            .copied()
+            .unwrap_or_default();
+        [rank(class::key_rank(key, 0)), rank(class::key_rank(key, 1))]
+    }
+
     /// English description: "Full house, kings full of sevens", "Straight, five high".
     pub fn label(self) -> String {
         let key = class::keys()
@@ -216,6 +228,30 @@ mod tests {
         assert_eq!(serde_json::from_str::<LowValue>("31").unwrap(), wheel);
         assert!(serde_json::from_str::<LowValue>("15").is_err());
         assert_eq!(wheel.label(), "5-4-3-2-A low");
+    }
+
+    #[test]
+    fn named_ranks_are_the_ranks_the_label_names() {
+        for class in 0..HIGH_CLASSES {
+            let value = HighValue(class);
+            let [first, second] = value.named_ranks();
+            let label = value.label();
+            assert!(
+                label.contains(first.name())
+                    || label.contains(first.plural())
+                    || label == "Royal flush",
+                "{label} does not name {first:?}"
+            );
+            if matches!(
+                value.category(),
+                HandCategory::FullHouse | HandCategory::TwoPair
+            ) {
+                assert!(
+                    label.ends_with(second.plural()),
+                    "{label} does not end with {second:?}"
+                );
+            }
+        }
     }
 
     #[test]

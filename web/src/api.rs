@@ -1,0 +1,144 @@
+//! The HTTP API (README.md): JSON in, JSON out, errors as `{"error": code, "message": text}`.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Request, RequestCredentials, RequestInit, Response};
+
+/// What went wrong, with the server's machine code (or `network` when it never answered) so
+/// the page can translate it, and its message to show beside.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct ApiError {
+    #[serde(rename = "error")]
+    pub code: String,
+    pub message: String,
+}
+
+impl ApiError {
+    fn local(code: &str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Me {
+    pub username: String,
+    pub balance: i64,
+    #[serde(default)]
+    pub on_tables: i64,
+    #[serde(default)]
+    pub can_refill: bool,
+}
+
+#[derive(Serialize)]
+pub struct Credentials<'a> {
+    pub username: &'a str,
+    pub password: &'a str,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct LedgerRow {
+    pub id: i64,
+    pub kind: String,
+    pub amount: i64,
+    pub balance_after: Option<i64>,
+    pub table_id: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct LedgerPage {
+    pub rows: Vec<LedgerRow>,
+    pub next_before: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct HandSummary {
+    pub id: String,
+    pub table_id: String,
+    pub number: i64,
+    pub started_at: String,
+    pub net: Option<i64>,
+}
+
+#[derive(Clone, Deserialize)]
+pub struct HandList {
+    pub hands: Vec<HandSummary>,
+}
+
+#[derive(Deserialize)]
+pub struct Balance {
+    pub balance: i64,
+}
+
+async fn send<T: DeserializeOwned>(
+    method: &str,
+    path: &str,
+    body: Option<String>,
+) -> Result<T, ApiError> {
+    let network = |e: wasm_bindgen::JsValue| {
+        ApiError::local(
+            "network",
+            e.as_string()
+                .unwrap_or_else(|| "no answer from the server".into()),
+        )
+    };
+    let init = RequestInit::new();
+    init.set_method(method);
+    init.set_credentials(RequestCredentials::SameOrigin);
+    if let Some(body) = &body {
+        init.set_body(&body.into());
+    }
+    let request = Request::new_with_str_and_init(path, &init).map_err(network)?;
+    if body.is_some() {
+        request
+            .headers()
+            .set("Content-Type", "application/json")
+            .map_err(network)?;
+    }
+    let window = web_sys::window().ok_or_else(|| ApiError::local("network", "no window"))?;
+    let response: Response = JsFuture::from(window.fetch_with_request(&request))
+        .await
+        .map_err(network)?
+        .dyn_into()
+        .map_err(network)?;
+    let text = JsFuture::from(response.text().map_err(network)?)
+        .await
+        .map_err(network)?
+        .as_string()
+        .unwrap_or_default();
+    if response.ok() {
+        // An empty body (logout) reads as JSON null.
+        let text = if text.trim().is_empty() {
+            "null"
+        } else {
+            &text
+        };
+        serde_json::from_str(text).map_err(|e| ApiError::local("bad_response", e.to_string()))
+    } else {
+        Err(serde_json::from_str(&text).unwrap_or_else(|_| {
+            ApiError::local("http", format!("the server answered {}", response.status()))
+        }))
+    }
+}
+
+pub async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
+    send("GET", path, None).await
+}
+
+pub async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Result<T, ApiError> {
+    let body =
+        serde_json::to_string(body).map_err(|e| ApiError::local("bad_request", e.to_string()))?;
+    send("POST", path, Some(body)).await
+}
+
+/// A POST whose answer body does not matter.
+pub async fn post_empty(path: &str) -> Result<(), ApiError> {
+    send::<serde_json::Value>("POST", path, None)
+        .await
+        .map(|_| ())
+}

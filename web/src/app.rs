@@ -1,0 +1,106 @@
+//! The page frame: header (navigation, account, language, connection) and the current page.
+
+use leptos::prelude::*;
+
+use crate::i18n::{self, Lang};
+use crate::labels::chips;
+use crate::pages::{
+    account::AccountPage, auth::AuthPage, hands::HandsPage, lobby::LobbyPage, replay::ReplayPage,
+};
+use crate::route::{self, Route};
+use crate::store::{self, Conn};
+use crate::table::TablePage;
+use crate::{api, prefs, socket};
+
+#[component]
+pub fn App() -> impl IntoView {
+    let store = store::init();
+    store.refresh_user();
+    socket::start();
+    let route = route::current();
+
+    Effect::new(move |_| {
+        let lang = store.lang.get();
+        prefs::save(prefs::LANG, lang.code());
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("lang", lang.code());
+        }
+    });
+
+    // Every word is read once per render: a language switch re-renders the whole frame.
+    move || {
+        store.lang.track();
+        let t = i18n::current();
+        let page = move || match route.get() {
+            Route::Lobby => view! { <LobbyPage /> }.into_any(),
+            Route::Login => view! { <AuthPage register=false /> }.into_any(),
+            Route::Register => view! { <AuthPage register=true /> }.into_any(),
+            Route::Table { id, sit } => view! { <TablePage id sit /> }.into_any(),
+            Route::Hands => view! { <HandsPage /> }.into_any(),
+            Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
+            Route::Account => view! { <AccountPage /> }.into_any(),
+        };
+
+        let logout = move |_| {
+            leptos::task::spawn_local(async move {
+                let _ = api::post_empty("/api/logout").await;
+                store.user.set(None);
+                socket::reconnect();
+                route::go(&Route::Lobby);
+            });
+        };
+
+        let conn = move || match store.conn.get() {
+            Conn::Open => ("conn ok", t.connected),
+            Conn::Connecting => ("conn wait", t.connecting),
+            Conn::Reconnecting => ("conn down", t.reconnecting),
+        };
+
+        view! {
+            <header class="top">
+                <a class="brand" href="#/lobby">"Scoop"</a>
+                <nav>
+                    <a href="#/lobby" class:active=move || route.get() == Route::Lobby>{t.lobby}</a>
+                    <Show when=move || store.user.with(Option::is_some)>
+                        <a href="#/hands" class:active=move || matches!(route.get(), Route::Hands | Route::Replay(_))>{t.my_hands}</a>
+                        <a href="#/account" class:active=move || route.get() == Route::Account>{t.account}</a>
+                    </Show>
+                </nav>
+                <div class="spacer"></div>
+                <span class=move || conn().0 data-test="conn" title=move || conn().1>
+                    <i></i><span class="conn-text">{move || conn().1}</span>
+                </span>
+                <select class="lang" aria-label="Language" on:change=move |ev| {
+                    let code = event_target_value(&ev);
+                    if let Some(l) = Lang::ALL.into_iter().find(|l| l.code() == code) {
+                        store.lang.set(l);
+                    }
+                } prop:value=move || store.lang.get().code()>
+                    {Lang::ALL.into_iter().map(|l| view! { <option value=l.code()>{l.text().language_name}</option> }).collect_view()}
+                </select>
+                <label class="deck4" title=t.four_colour>
+                    <input type="checkbox" prop:checked=move || store.four_colour.get() on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        store.four_colour.set(on);
+                        prefs::save(prefs::FOUR_COLOUR, if on { "1" } else { "0" });
+                    } />
+                    <span>"4♣"</span>
+                </label>
+                {move || match store.user.get() {
+                    Some(me) => view! {
+                        <span class="me" data-test="me">{me.username.clone()}" · "{chips(me.balance.max(0) as u64)}</span>
+                        <button class="link" on:click=logout>{t.logout}</button>
+                    }.into_any(),
+                    None => view! {
+                        <a class="button small" href="#/login">{t.login}</a>
+                        <a class="button small primary" href="#/register">{t.register}</a>
+                    }.into_any(),
+                }}
+            </header>
+            <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>{page}</main>
+        }
+    }
+}

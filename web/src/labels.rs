@@ -1,0 +1,245 @@
+//! Words for game things in the viewer's language: hand values, amounts, log lines.
+
+use shared::card::{Card, Rank};
+use shared::eval::{HandCategory, HighValue, LowValue};
+use shared::hand::{Acted, BlindKind, Event, Street};
+use shared::pot::Share;
+use shared::protocol::{ErrorCode, ViewEvent};
+use shared::rules::{Chips, Stakes, Structure};
+
+use crate::i18n::{Text, fill};
+use crate::table::state::LogEntry;
+
+pub fn chips(amount: Chips) -> String {
+    // Thin spaces group thousands in every language we speak, unambiguously.
+    let digits = amount.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn stakes(s: &Stakes) -> String {
+    match s.structure {
+        Structure::FixedLimit => format!("{}/{}", chips(s.small_bet), chips(s.big_bet)),
+        _ => format!("{}/{}", chips(s.small_blind), chips(s.big_blind)),
+    }
+}
+
+pub fn structure(t: &Text, s: Structure) -> &'static str {
+    match s {
+        Structure::FixedLimit => t.fixed_limit,
+        Structure::PotLimit => t.pot_limit,
+        Structure::NoLimit => t.no_limit,
+    }
+}
+
+fn rank_word(t: &Text, rank: Rank, plural: bool) -> &'static str {
+    let i = usize::from(rank.index());
+    if plural {
+        t.rank_plurals[i]
+    } else {
+        t.ranks[i]
+    }
+}
+
+/// "Full house, kings full of sevens" in the viewer's language.
+pub fn high(t: &Text, value: HighValue) -> String {
+    let [first, second] = value.named_ranks();
+    let (template, plural) = match value.category() {
+        HandCategory::StraightFlush if first == Rank::ACE => (t.royal_flush, false),
+        HandCategory::StraightFlush => (t.straight_flush, false),
+        HandCategory::Quads => (t.quads, true),
+        HandCategory::FullHouse => (t.full_house, true),
+        HandCategory::Flush => (t.flush, false),
+        HandCategory::Straight => (t.straight, false),
+        HandCategory::Trips => (t.trips, true),
+        HandCategory::TwoPair => (t.two_pair, true),
+        HandCategory::Pair => (t.pair, true),
+        HandCategory::HighCard => (t.high_card, false),
+    };
+    let mut label = template
+        .replace("{r}", rank_word(t, first, plural))
+        .replace("{s}", rank_word(t, second, plural));
+    for (from, to) in t.elisions {
+        label = label.replace(from, to);
+    }
+    label
+}
+
+/// "8-6-4-2-A": the same in every language.
+pub fn low(value: LowValue) -> String {
+    let ranks: Vec<String> = value
+        .ranks()
+        .iter()
+        .map(|r| r.to_char().to_string())
+        .collect();
+    ranks.join("-")
+}
+
+/// "Hi: Full house, kings full of sevens · Lo: 8-6-4-2-A" (or "no low").
+pub fn showdown(t: &Text, high_value: HighValue, low_value: Option<LowValue>) -> (String, String) {
+    let hi = format!("{}: {}", t.hi, high(t, high_value));
+    let lo = match low_value {
+        Some(l) => format!("{}: {}", t.lo, low(l)),
+        None => t.no_low.to_string(),
+    };
+    (hi, lo)
+}
+
+pub fn share(t: &Text, s: Share) -> &'static str {
+    match s {
+        Share::High => t.share_high,
+        Share::Low => t.share_low,
+        Share::Whole => t.share_whole,
+    }
+}
+
+pub fn card_text(card: Card) -> String {
+    let rank = match card.rank().to_char() {
+        'T' => "10".to_string(),
+        c => c.to_string(),
+    };
+    let suit = ["♣", "♦", "♥", "♠"][card.suit() as usize];
+    format!("{rank}{suit}")
+}
+
+pub fn cards_text(cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(|c| card_text(*c))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn street(t: &Text, s: Street) -> &'static str {
+    match s {
+        Street::Preflop => "",
+        Street::Flop => t.flop,
+        Street::Turn => t.turn,
+        Street::River => t.river,
+    }
+}
+
+pub fn error_code(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::BadMessage => "bad_message",
+        ErrorCode::TooLarge => "too_large",
+        ErrorCode::RateLimited => "rate_limited",
+        ErrorCode::NotLoggedIn => "not_logged_in",
+        ErrorCode::NoSuchTable => "no_such_table",
+        ErrorCode::IllegalAction => "illegal_action",
+        ErrorCode::StaleHand => "stale_hand",
+        ErrorCode::Seat => "seat",
+        ErrorCode::InsufficientBalance => "insufficient_balance",
+        ErrorCode::ChatRejected => "chat_rejected",
+        ErrorCode::Internal => "internal",
+    }
+}
+
+/// One hand-log line, or `None` for events that say nothing new to a reader.
+pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
+    let n = entry.name.as_str();
+    let event = match &entry.event {
+        ViewEvent::Dealt(d) => return d.cards.map(|c| fill(t.log_dealt, n, cards_text(&c))),
+        ViewEvent::Public(e) => e,
+    };
+    Some(match event {
+        Event::HandStarted { .. } => fill(t.log_hand, n, entry.hand),
+        Event::BlindPosted { blind, amount, .. } => {
+            let template = match blind {
+                BlindKind::Small => t.log_small_blind,
+                BlindKind::Big => t.log_big_blind,
+                BlindKind::DeadSmall => t.log_dead_small,
+            };
+            fill(template, n, chips(*amount))
+        }
+        Event::HoleCards { cards, .. } => fill(t.log_dealt, n, cards_text(cards)),
+        Event::Acted { action, all_in, .. } => {
+            let mut line = match action {
+                Acted::Fold => fill(t.log_folds, n, ""),
+                Acted::Check => fill(t.log_checks, n, ""),
+                Acted::Call { amount } => fill(t.log_calls, n, chips(*amount)),
+                Acted::Bet { to } => fill(t.log_bets, n, chips(*to)),
+                Acted::Raise { to } => fill(t.log_raises, n, chips(*to)),
+            };
+            if *all_in {
+                line.push_str(t.log_all_in);
+            }
+            line
+        }
+        Event::UncalledBetReturned { amount, .. } => fill(t.log_returned, n, chips(*amount)),
+        Event::PotsGathered { .. } | Event::HandEnded { .. } => return None,
+        Event::BoardDealt { street: s, cards } => {
+            format!("{}: {}", street(t, *s), cards_text(cards))
+        }
+        Event::HandsFaceUp { .. } => t.log_face_up.to_string(),
+        Event::Shown {
+            cards,
+            high: h,
+            low: l,
+            ..
+        } => {
+            let (hi, lo) = showdown(t, *h, *l);
+            format!("{} — {hi}, {lo}", fill(t.log_shows, n, cards_text(cards)))
+        }
+        Event::Mucked { .. } => fill(t.log_mucks, n, ""),
+        Event::RakeTaken { amount, .. } => fill(t.log_rake, n, chips(*amount)),
+        Event::PotAwarded {
+            pot,
+            amount,
+            share: s,
+            ..
+        } => {
+            let pot_name = if *pot == 0 {
+                t.pot.to_string()
+            } else {
+                format!("{} {pot}", t.side_pot)
+            };
+            format!(
+                "{} ({pot_name}, {})",
+                fill(t.log_wins, n, chips(*amount)),
+                share(t, *s)
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::{EN, FR, IT};
+
+    #[test]
+    fn english_labels_match_the_engine() {
+        for class in (0..7462u16).step_by(7) {
+            let v = HighValue::try_from(class).unwrap();
+            assert_eq!(high(&EN, v), v.label());
+        }
+    }
+
+    #[test]
+    fn french_and_italian_labels_read_naturally() {
+        let aces_full = (0..7462u16)
+            .map(|c| HighValue::try_from(c).unwrap())
+            .find(|v| v.label() == "Full house, aces full of kings")
+            .unwrap();
+        assert_eq!(high(&FR, aces_full), "Full aux as par les rois");
+        assert_eq!(high(&IT, aces_full), "Full di assi con re");
+        let quads = (0..7462u16)
+            .map(|c| HighValue::try_from(c).unwrap())
+            .find(|v| v.label() == "Four of a kind, aces")
+            .unwrap();
+        assert_eq!(high(&FR, quads), "Carré d'as");
+    }
+
+    #[test]
+    fn chips_group_thousands() {
+        assert_eq!(chips(999), "999");
+        assert_eq!(chips(10_000), "10\u{202f}000");
+    }
+}

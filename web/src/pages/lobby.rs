@@ -1,0 +1,135 @@
+//! The lobby: every open table, live (SubscribeLobby), with filters.
+
+use leptos::prelude::*;
+use shared::protocol::LobbyTable;
+use shared::rules::Structure;
+
+use crate::i18n;
+use crate::labels::{chips, stakes, structure};
+use crate::route::Route;
+use crate::{socket, store};
+
+#[component]
+pub fn LobbyPage() -> impl IntoView {
+    let t = i18n::current();
+    let store = store::get();
+    socket::subscribe_lobby();
+
+    let by_structure = RwSignal::new(None::<Structure>);
+    let by_stakes = RwSignal::new(String::new());
+    let free_only = RwSignal::new(false);
+
+    let stake_options = Memo::new(move |_| {
+        let mut all: Vec<String> = store
+            .lobby
+            .with(|l| l.iter().map(|t| stakes(&t.stakes)).collect());
+        all.sort();
+        all.dedup();
+        all
+    });
+    let shown = Memo::new(move |_| {
+        let wanted_stakes = by_stakes.get();
+        let mut list: Vec<LobbyTable> = store.lobby.with(|l| {
+            l.iter()
+                .filter(|t| by_structure.get().is_none_or(|s| t.stakes.structure == s))
+                .filter(|t| wanted_stakes.is_empty() || stakes(&t.stakes) == wanted_stakes)
+                .filter(|t| !free_only.get() || t.seats_taken < t.seat_count)
+                .cloned()
+                .collect()
+        });
+        list.sort_by(|a, b| a.name.cmp(&b.name));
+        list
+    });
+
+    let structure_choice = move |ev| {
+        by_structure.set(match event_target_value(&ev).as_str() {
+            "fl" => Some(Structure::FixedLimit),
+            "pl" => Some(Structure::PotLimit),
+            "nl" => Some(Structure::NoLimit),
+            _ => None,
+        })
+    };
+
+    let row = move |table: LobbyTable| {
+        let watch = Route::Table {
+            id: table.id.clone(),
+            sit: false,
+        }
+        .href();
+        let full = table.seats_taken >= table.seat_count;
+        let sit = if store.user.with_untracked(Option::is_some) {
+            Route::Table {
+                id: table.id.clone(),
+                sit: true,
+            }
+            .href()
+        } else {
+            Route::Login.href()
+        };
+        view! {
+            <tr data-table=table.id.clone()>
+                <td class="name">{table.name.clone()}</td>
+                <td>{move || structure(t, table.stakes.structure)}</td>
+                <td>{stakes(&table.stakes)}</td>
+                <td>{table.seats_taken}" / "{table.seat_count}</td>
+                <td class="num">{chips(table.average_pot)}</td>
+                <td class="num">{table.hands_per_hour}</td>
+                <td class="num">{table.spectators}</td>
+                <td class="actions">
+                    <a class="button small" href=watch data-test="watch">{t.watch}</a>
+                    <a class="button small primary" class:disabled=full href=sit data-test="sit">{t.sit}</a>
+                </td>
+            </tr>
+        }
+    };
+
+    view! {
+        <section class="lobby panel">
+            <h1>{t.tables}</h1>
+            <div class="filters">
+                <label>
+                    <span>{t.structure}</span>
+                    <select on:change=structure_choice>
+                        <option value="">{t.all}</option>
+                        <option value="fl">{t.fixed_limit}</option>
+                        <option value="pl">{t.pot_limit}</option>
+                        <option value="nl">{t.no_limit}</option>
+                    </select>
+                </label>
+                <label>
+                    <span>{t.stakes}</span>
+                    <select on:change=move |ev| by_stakes.set(event_target_value(&ev))>
+                        <option value="">{t.all}</option>
+                        <For each=move || stake_options.get() key=|s| s.clone() let(s)>
+                            <option value=s.clone()>{s.clone()}</option>
+                        </For>
+                    </select>
+                </label>
+                <label class="check">
+                    <input type="checkbox" on:change=move |ev| free_only.set(event_target_checked(&ev)) />
+                    <span>{t.free_seats_only}</span>
+                </label>
+            </div>
+            <table class="tables" data-test="lobby">
+                <thead>
+                    <tr>
+                        <th>{t.table}</th>
+                        <th>{t.structure}</th>
+                        <th>{t.stakes}</th>
+                        <th>{t.players}</th>
+                        <th class="num">{t.avg_pot}</th>
+                        <th class="num">{t.hands_per_hour}</th>
+                        <th class="num">{t.watching}</th>
+                        <th></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <For each=move || shown.get() key=|t| (t.id.clone(), t.seats_taken, t.average_pot, t.hands_per_hour, t.spectators) children=row />
+                </tbody>
+            </table>
+            <Show when=move || shown.with(Vec::is_empty)>
+                <p class="empty">{t.no_tables}</p>
+            </Show>
+        </section>
+    }
+}

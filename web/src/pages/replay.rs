@@ -1,0 +1,263 @@
+//! The replayer: a finished hand, rebuilt event by event from its history, on the same felt
+//! as a live table.
+
+use leptos::prelude::*;
+use shared::hand::{Acted, BlindKind, Event, Street};
+use shared::history::HandView;
+use shared::protocol::{SeatView, TableView, ViewEvent};
+use shared::table::SeatStatus;
+
+use crate::api;
+use crate::i18n::{self, fill};
+use crate::labels::log_line;
+use crate::table::felt::Felt;
+use crate::table::state::{Award, LogEntry, Showdown, event_seat};
+
+/// The table as it stood after each event: `frames[k]` follows the first `k` events.
+struct Frames {
+    views: Vec<TableView>,
+    showdowns: Vec<Showdown>,
+    log: Vec<LogEntry>,
+}
+
+fn frames(hand: &HandView) -> Frames {
+    let seat_count = usize::from(hand.seat_count);
+    let mut seats: Vec<Option<SeatView>> = vec![None; seat_count];
+    for s in &hand.seats {
+        if let Some(slot) = seats.get_mut(usize::from(s.seat)) {
+            *slot = Some(SeatView {
+                seat: s.seat,
+                name: s.name.clone(),
+                stack: s.starting_stack,
+                bet: 0,
+                status: SeatStatus::Playing,
+                live: true,
+                all_in: false,
+                cards: None,
+            });
+        }
+    }
+    let mut view = TableView {
+        stakes: hand.stakes,
+        seat_count: hand.seat_count,
+        min_buy_in: 0,
+        max_buy_in: 0,
+        hand: hand.number,
+        hand_running: true,
+        seats,
+        button: Some(hand.button),
+        small_blind: None,
+        big_blind: None,
+        street: Some(Street::Preflop),
+        board: Vec::new(),
+        pots: Vec::new(),
+        to_act: None,
+        you: None,
+        legal: None,
+    };
+    let mut showdown = Showdown::default();
+    let mut out = Frames {
+        views: vec![view.clone()],
+        showdowns: vec![showdown.clone()],
+        log: Vec::new(),
+    };
+    for event in &hand.events {
+        let seat_no = event_seat(event);
+        let name = seat_no
+            .and_then(|s| {
+                view.seats
+                    .get(usize::from(s))?
+                    .as_ref()
+                    .map(|s| s.name.clone())
+            })
+            .unwrap_or_default();
+        view.to_act = None;
+        let seat = seat_no.and_then(|s| view.seats.get_mut(usize::from(s))?.as_mut());
+        match (event, seat) {
+            (ViewEvent::Dealt(d), Some(s)) => {
+                s.cards = d.cards;
+                if d.cards.is_some() {
+                    view.you = Some(d.seat);
+                }
+            }
+            (ViewEvent::Public(e), seat) => match (e, seat) {
+                (
+                    Event::BlindPosted {
+                        seat: n,
+                        blind,
+                        amount,
+                        all_in,
+                    },
+                    Some(s),
+                ) => {
+                    s.stack = s.stack.saturating_sub(*amount);
+                    s.all_in = *all_in;
+                    match blind {
+                        BlindKind::DeadSmall => {}
+                        BlindKind::Small => {
+                            s.bet += amount;
+                            view.small_blind = Some(*n);
+                        }
+                        BlindKind::Big => {
+                            s.bet += amount;
+                            view.big_blind = Some(*n);
+                        }
+                    }
+                }
+                (Event::HoleCards { cards, .. }, Some(s)) => s.cards = Some(*cards),
+                (
+                    Event::Acted {
+                        seat: n,
+                        action,
+                        stack,
+                        all_in,
+                    },
+                    Some(s),
+                ) => {
+                    s.stack = *stack;
+                    s.all_in = *all_in;
+                    match action {
+                        Acted::Fold => s.live = false,
+                        Acted::Check => {}
+                        Acted::Call { amount } => s.bet += amount,
+                        Acted::Bet { to } | Acted::Raise { to } => s.bet = *to,
+                    }
+                    view.to_act = Some(*n);
+                }
+                (Event::UncalledBetReturned { amount, .. }, Some(s)) => {
+                    s.bet = s.bet.saturating_sub(*amount);
+                    s.stack += amount;
+                }
+                (
+                    Event::Shown {
+                        seat: n,
+                        cards,
+                        high,
+                        low,
+                    },
+                    Some(s),
+                ) => {
+                    s.cards = Some(*cards);
+                    showdown.shown.push((*n, *high, *low));
+                }
+                (Event::Mucked { .. }, Some(s)) => s.live = false,
+                (
+                    Event::PotAwarded {
+                        pot,
+                        seat: n,
+                        amount,
+                        share,
+                    },
+                    Some(s),
+                ) => {
+                    s.stack += amount;
+                    showdown.awards.push(Award {
+                        pot: *pot,
+                        seat: *n,
+                        amount: *amount,
+                        share: *share,
+                    });
+                }
+                (Event::PotsGathered { pots }, _) => {
+                    view.pots = pots.clone();
+                    for s in view.seats.iter_mut().flatten() {
+                        s.bet = 0;
+                    }
+                }
+                (Event::BoardDealt { street, cards }, _) => {
+                    view.street = Some(*street);
+                    view.board.extend(cards);
+                }
+                (Event::HandsFaceUp { hands }, _) => {
+                    for (n, cards) in hands {
+                        if let Some(Some(s)) = view.seats.get_mut(usize::from(*n)) {
+                            s.cards = Some(*cards);
+                        }
+                    }
+                }
+                (Event::HandEnded { stacks }, _) => {
+                    view.hand_running = false;
+                    view.pots.clear();
+                    for (n, stack) in stacks {
+                        if let Some(Some(s)) = view.seats.get_mut(usize::from(*n)) {
+                            s.stack = *stack;
+                            s.bet = 0;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        out.log.push(LogEntry {
+            hand: hand.number,
+            event: event.clone(),
+            name,
+        });
+        out.views.push(view.clone());
+        out.showdowns.push(showdown.clone());
+    }
+    out
+}
+
+#[component]
+pub fn ReplayPage(id: String) -> impl IntoView {
+    let t = i18n::current();
+    let path = format!("/api/hands/{id}");
+    let hand = LocalResource::new(move || {
+        let path = path.clone();
+        async move { api::get::<HandView>(&path).await }
+    });
+    view! {
+        <section class="replay panel">
+            <Suspense fallback=move || view! { <p>{t.loading}</p> }>
+                {move || hand.get().map(|result| match result {
+                    Err(e) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
+                    Ok(hand) => view! { <Replayer hand /> }.into_any(),
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn Replayer(hand: HandView) -> impl IntoView {
+    let t = i18n::current();
+    let Frames {
+        views,
+        showdowns,
+        log,
+    } = frames(&hand);
+    let last = views.len().saturating_sub(1);
+    let step = RwSignal::new(0usize);
+    let views = StoredValue::new(views);
+    let showdowns = StoredValue::new(showdowns);
+    let log = StoredValue::new(log);
+    // `frames` yields the starting frame plus one per event, so `last` always indexes.
+    let view_now = Signal::derive(move || views.with_value(|v| v[step.get().min(last)].clone()));
+    let showdown_now = Signal::derive(move || {
+        showdowns.with_value(|s| s.get(step.get()).cloned().unwrap_or_default())
+    });
+    let title = format!(
+        "{} · {}",
+        hand.table_name,
+        hand.started_at.replace('T', " ").trim_end_matches('Z')
+    );
+    let number = hand.number;
+    view! {
+        <h1>{move || fill(t.hand_number, "", number)}" · "{title}</h1>
+        <Felt view=view_now showdown=showdown_now clock=Signal::derive(|| None) />
+        <div class="replay-controls">
+            <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"⏮ "{t.first}</button>
+            <button on:click=move |_| step.update(|s| *s = s.saturating_sub(1)) disabled=move || step.get() == 0 data-test="replay-back">"◀ "{t.previous}</button>
+            <span data-test="replay-step">{move || t.step.replace("{a}", &step.get().to_string()).replace("{b}", &last.to_string())}</span>
+            <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || { step.get() >= last } data-test="replay-next">{t.next}" ▶"</button>
+            <button on:click=move |_| step.set(last) disabled=move || { step.get() >= last }>{t.last}" ⏭"</button>
+        </div>
+        <ol class="log replay-log">
+            {move || log.with_value(|entries| {
+                entries.iter().take(step.get()).filter_map(|e| log_line(t, e)).map(|line| view! { <li>{line}</li> }).collect_view()
+            })}
+        </ol>
+    }
+}

@@ -1,0 +1,234 @@
+//! The felt: an oval with the seats around it, the viewer's own seat at the bottom; bets in
+//! front of the seats, the board and pots in the middle, the button and blind markers, the
+//! clock ring on the seat to act, and at the showdown who won which half with what.
+
+use leptos::prelude::*;
+use shared::protocol::{Clock, SeatView, TableView};
+use shared::table::SeatStatus;
+
+use crate::cards::{CardFace, card_or_back};
+use crate::i18n::{self, Text};
+use crate::labels::{self, chips, share};
+use crate::table::state::Showdown;
+
+/// A point on an ellipse around the centre, in percent of the felt box; seat `0` of the
+/// rotation is at the bottom.
+fn around(index: u8, count: u8, rx: f64, ry: f64) -> (f64, f64) {
+    let angle = std::f64::consts::FRAC_PI_2
+        + f64::from(index) * std::f64::consts::TAU / f64::from(count.max(1));
+    (50.0 + rx * angle.cos(), 50.0 + ry * angle.sin())
+}
+
+fn place((x, y): (f64, f64)) -> String {
+    // Tenths of a percent written as integers: float formatting is a lot of wasm for this.
+    let tenths = |v: f64| (v * 10.0).round().max(0.0) as u32;
+    let (x, y) = (tenths(x), tenths(y));
+    format!("left:{}.{}%;top:{}.{}%", x / 10, x % 10, y / 10, y % 10)
+}
+
+/// Where on the oval a seat sits, so that the viewer's own seat is at the bottom.
+fn slot(view: &TableView, seat: u8) -> u8 {
+    let n = view.seat_count.max(1);
+    let me = view.you.unwrap_or(0);
+    (seat + n - me % n) % n
+}
+
+fn ms_left(clock: &Clock, received_at: f64) -> f64 {
+    (clock.remaining_ms as f64 - (js_sys::Date::now() - received_at)).max(0.0)
+}
+
+#[component]
+pub fn Felt(
+    view: Signal<TableView>,
+    showdown: Signal<Showdown>,
+    /// The clock with the time it arrived.
+    clock: Signal<Option<(Clock, f64)>>,
+    #[prop(optional)] on_sit: Option<Callback<u8>>,
+) -> impl IntoView {
+    let t = i18n::current();
+    // Re-render the countdown a few times a second; the ring itself is a CSS animation.
+    let tick = RwSignal::new(0u32);
+    if let Ok(handle) = set_interval_with_handle(
+        move || tick.update(|n| *n = n.wrapping_add(1)),
+        std::time::Duration::from_millis(500),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+
+    let seat_count = Memo::new(move |_| view.with(|v| v.seat_count));
+    let seat_at = move |seat: u8| view.with(|v| v.seats.get(usize::from(seat)).cloned().flatten());
+
+    let seat_view = move |seat: u8| {
+        let pos = Memo::new(move |_| view.with(|v| slot(v, seat)));
+        let style = move || place(around(pos.get(), seat_count.get(), 44.0, 40.0));
+        let bet_style = move || place(around(pos.get(), seat_count.get(), 28.0, 23.0));
+        let button_style = move || {
+            let (x, y) = around(pos.get(), seat_count.get(), 31.0, 27.0);
+            place((x + 4.5, y))
+        };
+        let occupant = Memo::new(move |_| seat_at(seat));
+        let to_act = Memo::new(move |_| view.with(|v| v.hand_running && v.to_act == Some(seat)));
+        let is_me = Memo::new(move |_| view.with(|v| v.you == Some(seat)));
+        let won: Memo<Vec<String>> = Memo::new(move |_| {
+            let t: &Text = t;
+            showdown.with(|s| {
+                s.awards
+                    .iter()
+                    .filter(|a| a.seat == seat)
+                    .map(|a| format!("+{} {}", chips(a.amount), share(t, a.share)))
+                    .collect()
+            })
+        });
+        let shown = Memo::new(move |_| {
+            showdown.with(|s| {
+                s.shown
+                    .iter()
+                    .find(|(n, ..)| *n == seat)
+                    .map(|(_, h, l)| (*h, *l))
+            })
+        });
+        let marker = move || {
+            view.with(|v| {
+                if !v.hand_running && v.board.is_empty() {
+                    return None;
+                }
+                if v.small_blind == Some(seat) {
+                    Some(t.small_blind_marker)
+                } else if v.big_blind == Some(seat) {
+                    Some(t.big_blind_marker)
+                } else {
+                    None
+                }
+            })
+        };
+        let occupied = move |s: SeatView| {
+            let cards = s.cards;
+            let in_hand = s.live || cards.is_some();
+            let status = match s.status {
+                SeatStatus::SittingOut => Some(t.sitting_out),
+                SeatStatus::Waiting { .. } if !s.live => Some(t.waiting),
+                _ if s.all_in => Some(t.all_in),
+                _ => None,
+            };
+            view! {
+                <div class="hole" class:mine=move || is_me.get() data-test="hole">
+                    {in_hand.then(|| (0..4).map(|i| card_or_back(cards.map(|c| c[i]))).collect_view())}
+                </div>
+                <div class="plate">
+                    <span class="name">{s.name.clone()}</span>
+                    <span class="stack">{chips(s.stack)}</span>
+                    {status.map(|st| view! { <span class="status">{st}</span> })}
+                </div>
+            }
+        };
+        view! {
+            <div class="seat" style=style data-seat=seat
+                class:empty=move || occupant.with(Option::is_none)
+                class:to-act=move || to_act.get()
+                class:me=move || is_me.get()
+                class:folded=move || occupant.with(|o| o.as_ref().is_some_and(|s| !s.live))
+                class:winner=move || won.with(|w| !w.is_empty())>
+                {move || match occupant.get() {
+                    Some(s) => occupied(s).into_any(),
+                    None => match on_sit {
+                        Some(cb) => view! {
+                            <button class="sit-here" data-test="sit-here" on:click=move |_| cb.run(seat)>{t.sit_here}</button>
+                        }.into_any(),
+                        None => view! { <span class="free"></span> }.into_any(),
+                    },
+                }}
+                {move || to_act.get().then(|| clock.get().filter(|(c, _)| c.seat == seat)).flatten().map(|(c, at)| {
+                    tick.track();
+                    let left = ms_left(&c, at);
+                    let seconds = (left / 1000.0).ceil() as u64;
+                    let bank = c.time_bank_ms / 1000;
+                    view! {
+                        <svg class="clock-ring" class:bank=c.in_time_bank viewBox="0 0 100 100" aria-hidden="true">
+                            <ellipse cx="50" cy="50" rx="48" ry="48" pathLength="100"
+                                style=format!("animation-duration:{}ms", left as u64) />
+                        </svg>
+                        <div class="clock-text" class:bank=c.in_time_bank data-test="clock">
+                            {seconds}"s"
+                            {(c.in_time_bank || bank > 0).then(|| view! { <small>{t.time_bank}" "{if c.in_time_bank { seconds } else { bank }}"s"</small> })}
+                        </div>
+                    }
+                })}
+                {move || shown.get().map(|(h, l)| {
+                    let (hi, lo) = labels::showdown(t, h, l);
+                    view! { <div class="labels" data-test="hand-labels"><span class="hi">{hi}</span><span class="lo">{lo}</span></div> }
+                })}
+                {move || won.with(|w| (!w.is_empty()).then(|| view! { <div class="award" data-test="award">{w.join(" · ")}</div> }))}
+            </div>
+            {move || occupant.get().filter(|s| s.bet > 0).map(|s| view! {
+                <div class="bet" style=bet_style><i class="chip"></i>{chips(s.bet)}</div>
+            })}
+            {move || (view.with(|v| v.button) == Some(seat)).then(|| view! {
+                <div class="dealer-button" style=button_style title=t.dealer>"D"</div>
+            })}
+            {move || marker().map(|m| view! {
+                <div class="blind-marker" style=move || { let (x, y) = around(pos.get(), seat_count.get(), 31.0, 27.0); place((x - 4.5, y)) }>{m}</div>
+            })}
+        }
+    };
+
+    let pots = move || {
+        let list: Vec<(String, u64)> = view.with(|v| {
+            // While bets are still out the engine's pots include them, and an unmatched bet
+            // would look like a side pot: show one total until the round's bets are gathered.
+            if v.seats.iter().flatten().any(|s| s.bet > 0) {
+                let total = v.pots.iter().map(|p| p.amount).sum();
+                return vec![(t.pot.to_string(), total)];
+            }
+            v.pots
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let name = if i == 0 {
+                        t.pot.to_string()
+                    } else {
+                        format!("{} {i}", t.side_pot)
+                    };
+                    (name, p.amount)
+                })
+                .collect()
+        });
+        list.into_iter()
+            .filter(|(_, amount)| *amount > 0)
+            .map(|(name, amount)| view! { <span class="pot" data-test="pot">{name}": "{chips(amount)}</span> })
+            .collect_view()
+    };
+    let awards = move || {
+        let names = move |seat: u8| seat_at(seat).map(|s| s.name).unwrap_or_default();
+        showdown.with(|s| {
+            let mut pots: Vec<usize> = s.awards.iter().map(|a| a.pot).collect();
+            pots.dedup();
+            pots.into_iter()
+                .map(|pot| {
+                    let pot_name = if pot == 0 { t.pot.to_string() } else { format!("{} {pot}", t.side_pot) };
+                    let parts: Vec<String> = s
+                        .awards
+                        .iter()
+                        .filter(|a| a.pot == pot)
+                        .map(|a| format!("{} {} ({})", names(a.seat), chips(a.amount), share(t, a.share)))
+                        .collect();
+                    view! { <div class="split" data-test="split">{pot_name}": "{parts.join(" · ")}</div> }
+                })
+                .collect_view()
+        })
+    };
+
+    view! {
+        <div class="felt-wrap">
+            <div class="felt" data-test="felt" data-hand=move || view.with(|v| v.hand) data-running=move || view.with(|v| v.hand_running.to_string())>
+                <div class="centre">
+                    <div class="board" data-test="board">
+                        {move || view.with(|v| v.board.clone()).into_iter().map(|card| view! { <CardFace card /> }).collect_view()}
+                    </div>
+                    <div class="pots">{pots}</div>
+                    <div class="awards">{awards}</div>
+                </div>
+            </div>
+            {move || (0..seat_count.get()).map(seat_view).collect_view()}
+        </div>
+    }
+}

@@ -1,0 +1,317 @@
+//! The table page: the felt, the player's controls, the hand log and chat. Spectators get the
+//! same page without hole cards (the server never sends them) and without controls.
+
+pub mod actions;
+pub mod felt;
+pub mod state;
+
+use leptos::prelude::*;
+use shared::protocol::{ClientMessage, MAX_CHAT_CHARS, TableView};
+use shared::rules::Chips;
+
+use crate::i18n;
+use crate::labels::{chips, error_code, log_line, stakes, structure};
+use crate::route::Route;
+use crate::{socket, store};
+use actions::{ActionBar, PreActions, SeatControls};
+use felt::Felt;
+use state::TableState;
+
+thread_local! {
+    /// Table pages created so far; the number identifies the latest.
+    static PAGES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[component]
+pub fn TablePage(id: String, sit: bool) -> impl IntoView {
+    let t = i18n::current();
+    let store = store::get();
+    let instance = PAGES.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    store.table.set(Some(TableState::new(id.clone())));
+    socket::watch(&id);
+    {
+        let id = id.clone();
+        // A re-render (language switch) builds the new page before the old one is cleaned
+        // up: only the latest page may stop watching.
+        on_cleanup(move || {
+            if PAGES.with(|n| n.get()) == instance {
+                socket::unwatch(&id);
+                store.table.set(None);
+            }
+        });
+    }
+
+    let loaded = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().is_some_and(|s| s.view.is_some()))
+    });
+    let view_sig: Memo<Option<TableView>> = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().and_then(|s| s.view.clone()))
+    });
+    let view = Signal::derive(move || view_sig.get().unwrap_or_else(placeholder));
+    let showdown = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().map(|s| s.showdown.clone()).unwrap_or_default())
+    });
+    let clock = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().and_then(|s| s.clock.map(|c| (c, s.clock_at))))
+    });
+    let error = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().and_then(|s| s.error.clone()))
+    });
+    let seated = Memo::new(move |_| view_sig.with(|v| v.as_ref().and_then(|v| v.you)));
+    let logged_in = Memo::new(move |_| store.user.with(Option::is_some));
+
+    // The balance changes when we sit down or leave.
+    Effect::new(move |prev: Option<Option<u8>>| {
+        let now = seated.get();
+        if prev.is_some_and(|p| p != now) {
+            store.refresh_user();
+        }
+        now
+    });
+
+    let buy_in_seat = RwSignal::new(None::<u8>);
+    // Arriving from the lobby's "sit" button: offer the first free seat once the view is in.
+    let offered = StoredValue::new(!sit);
+    Effect::new(move |_| {
+        if offered.get_value() || !logged_in.get() {
+            return;
+        }
+        if let Some(v) = view_sig.get() {
+            offered.set_value(true);
+            if v.you.is_none() {
+                buy_in_seat.set(
+                    v.seats
+                        .iter()
+                        .position(Option::is_none)
+                        .and_then(|i| u8::try_from(i).ok()),
+                );
+            }
+        }
+    });
+    let on_sit = Callback::new(move |seat: u8| {
+        if logged_in.get_untracked() && seated.get_untracked().is_none() {
+            buy_in_seat.set(Some(seat));
+        } else if !logged_in.get_untracked() {
+            crate::route::go(&Route::Login);
+        }
+    });
+
+    let id = StoredValue::new(id);
+    let title = move || {
+        view_sig.with(|v| {
+            v.as_ref().map(|v| {
+                let name = store.lobby.with(|l| {
+                    l.iter()
+                        .find(|t| id.with_value(|id| t.id == *id))
+                        .map(|t| t.name.clone())
+                });
+                format!(
+                    "{} · {} {} · {}",
+                    name.unwrap_or_else(|| id.get_value()),
+                    structure(t, v.stakes.structure),
+                    stakes(&v.stakes),
+                    i18n::fill(t.hand_number, "", v.hand)
+                )
+            })
+        })
+    };
+
+    view! {
+        <section class="table-page">
+            <h1 class="table-title">{title}</h1>
+            <Show when=move || loaded.get() fallback=move || view! { <p>{t.loading}</p> }>
+                <Felt view showdown=showdown.into() clock=clock.into() on_sit />
+            </Show>
+            <div class="under">
+                <div class="controls">
+                    {move || error.get().map(|(code, message)| view! {
+                        <p class="error" role="alert" data-test="table-error">{t.error(error_code(code), &message)}</p>
+                    })}
+                    <Show when=move || seated.get().is_some() fallback=move || view! {
+                        <p class="spectating" data-test="spectating">{t.spectating}
+                            <Show when=move || !logged_in.get()>" · "<a href="#/login">{t.login_to_play}</a></Show>
+                        </p>
+                    }>
+                        <ActionBar table=id.get_value() view />
+                        <PreActions table=id.get_value() view />
+                        <SeatControls table=id.get_value() view />
+                    </Show>
+                    <Show when=move || loaded.get() && view.with(|v| !v.hand_running && v.seats.iter().flatten().count() < 2)>
+                        <p class="note">{t.waiting_for_players}</p>
+                    </Show>
+                </div>
+                <HandLog />
+                <Chat table=id.get_value() can_chat=Signal::derive(move || seated.get().is_some()) />
+            </div>
+            {move || buy_in_seat.get().map(|seat| view! { <BuyIn table=id.get_value() seat view close=move || buy_in_seat.set(None) /> })}
+        </section>
+    }
+}
+
+/// Shown for the instant before the first snapshot; never rendered (the felt waits for it).
+fn placeholder() -> TableView {
+    TableView {
+        stakes: shared::rules::Stakes::fixed_limit(2),
+        seat_count: 0,
+        min_buy_in: 0,
+        max_buy_in: 0,
+        hand: 0,
+        hand_running: false,
+        seats: Vec::new(),
+        button: None,
+        small_blind: None,
+        big_blind: None,
+        street: None,
+        board: Vec::new(),
+        pots: Vec::new(),
+        to_act: None,
+        you: None,
+        legal: None,
+    }
+}
+
+#[component]
+fn HandLog() -> impl IntoView {
+    let t = i18n::current();
+    let store = store::get();
+    let lines = Memo::new(move |_| {
+        store.table.with(|s| {
+            s.as_ref()
+                .map(|s| {
+                    s.log
+                        .iter()
+                        .rev()
+                        .filter_map(|e| log_line(t, e))
+                        .take(60)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
+    view! {
+        <div class="side log-box">
+            <h2>{t.hand_log}</h2>
+            <ol class="log" data-test="log">
+                {move || lines.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ol>
+        </div>
+    }
+}
+
+#[component]
+fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
+    let t = i18n::current();
+    let store = store::get();
+    let table = StoredValue::new(table);
+    let text = RwSignal::new(String::new());
+    let lines = Memo::new(move |_| {
+        store
+            .table
+            .with(|s| s.as_ref().map(|s| s.chat.clone()).unwrap_or_default())
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let line = text.get_untracked().trim().to_string();
+        let count = line.chars().count();
+        if count == 0 || count > MAX_CHAT_CHARS {
+            return;
+        }
+        socket::send(&ClientMessage::Chat {
+            table: table.get_value(),
+            text: line,
+        });
+        text.set(String::new());
+    };
+    view! {
+        <div class="side chat-box">
+            <h2>{t.chat}</h2>
+            <ol class="chat" data-test="chat">
+                {move || lines.get().into_iter().rev().map(|(from, text)| view! { <li><b>{from}": "</b>{text}</li> }).collect_view()}
+            </ol>
+            <Show when=move || can_chat.get()>
+                <form on:submit=submit>
+                    <input maxlength=MAX_CHAT_CHARS.to_string() aria-label=t.chat
+                        prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev)) />
+                    <button type="submit">{t.send}</button>
+                </form>
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+fn BuyIn(
+    table: String,
+    seat: u8,
+    view: Signal<TableView>,
+    close: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let t = i18n::current();
+    let store = store::get();
+    let (min, max) = view.with_untracked(|v| (v.min_buy_in, v.max_buy_in));
+    let balance = move || {
+        store
+            .user
+            .with(|u| u.as_ref().map_or(0, |u| u.balance.max(0) as Chips))
+    };
+    let amount = RwSignal::new(max.min(balance()).max(min).to_string());
+    let post_now = RwSignal::new(true);
+    let error = RwSignal::new(None::<String>);
+    let table = StoredValue::new(table);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let top = max.min(balance());
+        match amount.get_untracked().trim().parse::<Chips>() {
+            Ok(n) if n >= min && n <= top => {
+                socket::send(&ClientMessage::Sit {
+                    table: table.get_value(),
+                    seat,
+                    buy_in: n,
+                    post_now: post_now.get_untracked(),
+                });
+                close();
+            }
+            _ if top < min => error.set(Some(t.err_insufficient_balance.to_string())),
+            _ => error.set(Some(
+                t.invalid_amount
+                    .replace("{a}", &chips(min))
+                    .replace("{b}", &chips(top)),
+            )),
+        }
+    };
+    view! {
+        <div class="modal-back">
+            <form class="modal panel" on:submit=submit data-test="buy-in">
+                <h2>{t.buy_in}</h2>
+                <label>
+                    <span>{t.amount}</span>
+                    <input type="number" name="buy-in" min=min max=max step="1" prop:value=move || amount.get()
+                        on:input=move |ev| amount.set(event_target_value(&ev)) />
+                    <small>{t.buy_in_range.replace("{a}", &chips(min)).replace("{b}", &chips(max))}" · "{t.balance}" "{move || chips(balance())}</small>
+                </label>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || post_now.get() on:change=move |ev| post_now.set(event_target_checked(&ev)) />
+                    <span>{t.post_now}</span>
+                </label>
+                <p class="error" role="alert">{move || error.get()}</p>
+                <div class="row">
+                    <button type="button" on:click=move |_| close()>{t.cancel}</button>
+                    <button type="submit" class="primary" data-test="buy-in-ok">{t.sit}</button>
+                </div>
+            </form>
+        </div>
+    }
+}

@@ -1,0 +1,230 @@
+// End-to-end browser test: two players register and play heads-up hands to showdown by
+// clicking the UI, an anonymous spectator watches and must never receive hidden hole cards,
+// a French browser sees French labels, and screenshots go to docs/screenshots/.
+//
+// usage: BASE=http://127.0.0.1:PORT TABLE=id node web/tests/browser.mjs
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+
+const BASE = process.env.BASE;
+const TABLE = process.env.TABLE;
+const SHOTS = process.env.SHOTS ?? 'docs/screenshots';
+const HANDS = Number(process.env.HANDS ?? 6);
+fs.mkdirSync(SHOTS, { recursive: true });
+
+const fail = (msg) => { throw new Error(msg); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+
+async function newPage(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  return page;
+}
+
+async function register(page, name) {
+  const started = Date.now();
+  await page.goto(`${BASE}/#/register`);
+  await page.fill('input[name=username]', name);
+  await page.fill('input[name=password]', 'correct horse');
+  await page.click('form button[type=submit]');
+  await page.waitForSelector('[data-test=me]', { timeout: 10000 });
+  return Date.now() - started;
+}
+
+// Client-side validation: a short password is refused in place, nothing is sent.
+async function checkValidation(page) {
+  await page.goto(`${BASE}/#/register`);
+  await page.fill('input[name=username]', 'ab');
+  await page.fill('input[name=password]', 'x');
+  await page.click('form button[type=submit]');
+  const text = await page.textContent('[data-test=form-error]');
+  if (!text || !text.includes('3 to 20')) fail(`expected an in-place username error, got "${text}"`);
+}
+
+async function sit(page) {
+  await page.goto(`${BASE}/#/table/${TABLE}?sit`);
+  await page.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+  await page.click('[data-test=buy-in-ok]');
+  await page.waitForSelector('.seat.me', { timeout: 10000 });
+}
+
+const a = await newPage();
+const b = await newPage();
+const spectator = await newPage();
+const frames = [];
+spectator.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
+
+const t0 = Date.now();
+await spectator.goto(`${BASE}/#/lobby`);
+await spectator.waitForSelector(`[data-table=${TABLE}]`, { timeout: 15000 });
+const interactive = Date.now() - t0;
+console.log(`time to interactive lobby (cold page, loopback): ${interactive} ms`);
+
+await checkValidation(a);
+const suffix = Date.now().toString(36).slice(-5);
+const names = [`ann_${suffix}`, `bob_${suffix}`];
+await register(a, names[0]);
+await register(b, names[1]);
+await a.goto(`${BASE}/#/lobby`);
+await a.waitForSelector(`[data-table=${TABLE}]`);
+await a.screenshot({ path: `${SHOTS}/lobby.png` });
+
+await spectator.goto(`${BASE}/#/table/${TABLE}`);
+await spectator.waitForSelector('[data-test=felt]');
+await sit(a);
+await sit(b);
+
+const handOf = (page) => page.getAttribute('[data-test=felt]', 'data-hand').then(Number).catch(() => 0);
+const visible = (page, sel) => page.locator(sel).first().isVisible().catch(() => false);
+
+let playShot = false;
+let showdownShot = null;
+const seenHands = new Set();
+const deadline = Date.now() + 240000;
+let lastHand = 0;
+let showdowns = 0;
+while (Date.now() < deadline) {
+  const hand = Math.max(await handOf(a), await handOf(b));
+  if (hand > lastHand) { lastHand = hand; seenHands.add(hand); }
+  if (seenHands.size > HANDS && showdownShot === 'split') break;
+  if (seenHands.size > HANDS + 6) break;
+  for (const [i, page] of [a, b].entries()) {
+    if (!(await visible(page, '[data-test=actions]'))) continue;
+    const board = await page.locator('[data-test=board] svg.card').count();
+    // Spectators must see no face-up hole card while the hand is being played.
+    const faceUp = await spectator.locator('.seat .hole svg.card:not(.back)').count();
+    if (faceUp > 0) fail(`spectator page shows ${faceUp} hole cards during hand ${hand}`);
+    if (board >= 3 && !playShot) {
+      await page.screenshot({ path: `${SHOTS}/table-in-play.png` });
+      await spectator.screenshot({ path: `${SHOTS}/spectator.png` });
+      playShot = true;
+    }
+    // Every third hand the first player to act folds, so some hole cards are never shown.
+    if (hand % 3 === 0 && await visible(page, '[data-test=fold]')) {
+      await page.click('[data-test=fold]');
+    } else if (board === 3 && i === 0 && await visible(page, '[data-test=raise]')) {
+      // Exercise the sizing controls: half pot, then raise.
+      const half = page.locator('.presets button').nth(1);
+      if (await half.isVisible().catch(() => false)) await half.click();
+      await page.click('[data-test=raise]');
+    } else {
+      await page.click('[data-test=check-call]');
+    }
+    await sleep(100);
+  }
+  if (await visible(a, '[data-test=split]')) {
+    const split = (await a.locator('[data-test=split]').allTextContents()).join(' ');
+    const labels = await a.locator('[data-test=hand-labels]').count();
+    if (labels > 0 && showdownShot !== 'split') {
+      const isSplit = split.includes('high') && split.includes('low');
+      if (isSplit || showdownShot === null) {
+        showdowns += 1;
+        await a.screenshot({ path: `${SHOTS}/showdown.png` });
+        showdownShot = isSplit ? 'split' : 'any';
+        console.log(`showdown in hand ${lastHand}: ${split}`);
+      }
+    }
+  }
+  await sleep(150);
+}
+if (seenHands.size < 3) fail(`only ${seenHands.size} hands were dealt`);
+if (!showdownShot) fail('no showdown was reached');
+if (!playShot) fail('never saw a flop with an action to take');
+
+// The phone layout, as a seated player.
+await a.setViewportSize({ width: 390, height: 844 });
+await sleep(400);
+await a.screenshot({ path: `${SHOTS}/phone-table.png`, fullPage: true });
+await a.goto(`${BASE}/#/lobby`);
+await a.waitForSelector(`[data-table=${TABLE}]`);
+await a.screenshot({ path: `${SHOTS}/phone-lobby.png` });
+await a.setViewportSize({ width: 1280, height: 800 });
+
+// The truth: each player's own hole cards, from the hand history API as that player.
+async function history(page) {
+  return page.evaluate(async () => {
+    const list = await (await fetch('/api/hands?limit=50')).json();
+    const out = [];
+    for (const h of list.hands) out.push(await (await fetch(`/api/hands/${h.id}`)).json());
+    return out;
+  });
+}
+const hidden = [];
+let ownCards = 0;
+for (const page of [a, b]) {
+  for (const hand of await history(page)) {
+    const shown = new Set();
+    for (const e of hand.events) {
+      if (e.event === 'shown') shown.add(e.seat);
+      if (e.event === 'hands_face_up') for (const [seat] of e.hands) shown.add(seat);
+    }
+    for (const e of hand.events) {
+      if (e.event === 'dealt' && e.cards) {
+        ownCards += 1;
+        if (!shown.has(e.seat)) hidden.push({ hand: hand.number, seat: e.seat, cards: e.cards });
+      }
+    }
+  }
+}
+if (ownCards === 0) fail('the hand history shows no own hole cards');
+if (hidden.length === 0) fail('no hand ended with hidden hole cards: the spectator check proves nothing');
+
+// The spectator's frames: no dealt cards, no seat cards before they are shown, and none of
+// the hidden hands anywhere.
+const shownSoFar = new Map();
+for (const text of frames) {
+  let msg;
+  try { msg = JSON.parse(text); } catch { continue; }
+  for (const e of msg.events ?? []) {
+    if (e.event === 'dealt' && e.cards) fail(`spectator received dealt cards: ${JSON.stringify(e)}`);
+    const hand = msg.view?.hand;
+    if (!shownSoFar.has(hand)) shownSoFar.set(hand, new Set());
+    if (e.event === 'shown') shownSoFar.get(hand).add(e.seat);
+    if (e.event === 'hands_face_up') for (const [seat] of e.hands) shownSoFar.get(hand).add(seat);
+  }
+  for (const seat of msg.view?.seats ?? []) {
+    if (seat?.cards && !shownSoFar.get(msg.view.hand)?.has(seat.seat)) {
+      fail(`spectator saw seat ${seat.seat}'s cards in hand ${msg.view.hand} before any showdown`);
+    }
+  }
+}
+const all = frames.join('\n');
+for (const h of hidden) {
+  if (all.includes(JSON.stringify(h.cards))) fail(`spectator received hidden cards of hand ${h.hand} seat ${h.seat}`);
+}
+console.log(`spectator: ${frames.length} frames, ${hidden.length} hidden hands checked, none leaked`);
+
+// A replay of the last hand, stepping forward.
+await a.goto(`${BASE}/#/hands`);
+await a.waitForSelector('[data-test=hands] a.button');
+await a.click('[data-test=hands] a.button');
+await a.waitForSelector('[data-test=replay-next]');
+for (let i = 0; i < 6; i++) await a.click('[data-test=replay-next]');
+await a.screenshot({ path: `${SHOTS}/replay.png` });
+
+// French.
+const fr = await newPage({ locale: 'fr-FR' });
+await fr.goto(`${BASE}/#/lobby`);
+await fr.waitForSelector(`[data-table=${TABLE}]`);
+const expectText = async (page, sel, want) => {
+  const got = (await page.locator(sel).first().textContent()) ?? '';
+  if (!got.includes(want)) fail(`French: expected "${want}" in ${sel}, got "${got}"`);
+};
+await expectText(fr, 'header nav a', 'Salon');
+await expectText(fr, '[data-test=watch]', 'Regarder');
+await expectText(fr, 'h1', 'Tables');
+await fr.click('[data-test=watch]');
+await fr.waitForSelector('[data-test=spectating]');
+await expectText(fr, '[data-test=spectating]', 'Vous regardez');
+await expectText(fr, '.log-box h2', 'Historique');
+await fr.screenshot({ path: `${SHOTS}/table-fr.png` });
+
+await browser.close();
+console.log(`PASS (${seenHands.size} hands, showdown screenshot: ${showdownShot})`);
