@@ -35,7 +35,6 @@ trap cleanup EXIT
 
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 port=$(free_port)
-front=$(free_port)
 
 cat >"$work/tables.toml" <<TOML
 [[table]]
@@ -52,7 +51,7 @@ TOML
 
 "$scoop" serve --database-url "$db_url" --tables "$work/tables.toml" --web-dir web/dist \
     --bind "127.0.0.1:$port" \
-    --allowed-origins "http://127.0.0.1:$port,http://127.0.0.1:$front" >"$work/server.log" 2>&1 &
+    --allowed-origins "http://127.0.0.1:$port" >"$work/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -60,15 +59,9 @@ for _ in $(seq 1 100); do
 done
 curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/server.log"; die "the server did not start"; }
 
-# Use the server's own web serving when it has it; otherwise a same-origin static proxy.
-if curl -fs "http://127.0.0.1:$port/" | grep -q web.js; then
-    base="http://127.0.0.1:$port"
-else
-    node web/tests/serve.mjs web/dist "$front" "$port" >"$work/front.log" 2>&1 &
-    pids+=($!)
-    sleep 0.5
-    base="http://127.0.0.1:$front"
-fi
+# The server itself serves the bundle, as in production.
+base="http://127.0.0.1:$port"
+curl -fs "$base/" | grep -q web.js || die "scoop serve does not serve web/dist at /"
 
 BASE=$base TABLE=browser-test node web/tests/browser.mjs || {
     echo "--- server log (last 40 lines)"; tail -40 "$work/server.log"
