@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Starts the release binary exactly as the Dockerfile's entrypoint does — same ENV lines,
 # same /app layout (in a temporary directory), only the listening port changed — against a
-# fresh database, and plays hands over real sockets with `scoop bots` at the practice table.
+# fresh database, and plays hands over real sockets with `scoop bots`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-target}
 admin=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 base=${admin%/*}
 db=scoop_smoke_$$
@@ -18,7 +19,7 @@ trap cleanup EXIT
 cargo build --release --locked -p server --quiet
 [ -f web/dist/index.html ] || bash scripts/build-web.sh
 # The image's layout: /app/scoop, /app/web/dist, /app/migrations, /app/tables.toml.
-cp target/release/scoop "$app/scoop"
+cp "$target/release/scoop" "$app/scoop"
 mkdir -p "$app/web" && cp -r web/dist "$app/web/dist"
 cp -r migrations "$app/migrations"
 cp tables.toml "$app/tables.toml"
@@ -40,7 +41,9 @@ for _ in $(seq 1 100); do
 done
 curl -fs "http://127.0.0.1:$port/healthz" >/dev/null
 curl -fs "http://127.0.0.1:$port/" | grep -qi "<html" || { echo "the web client is not served at /"; exit 1; }
-report=$(./target/release/scoop bots --url "http://127.0.0.1:$port" --tables practice --per-table 1 --seconds 10)
+# Two load bots at the heads-up table: house bots think for up to 1.5 s a move, and a
+# newcomer may wait for the big blind, so the practice table is too slow for a short run.
+report=$("$target/release/scoop" bots --url "http://127.0.0.1:$port" --tables nice --per-table 2 --seconds 10)
 echo "$report"
 hands=$(sed -n 's/.*"hands": \([0-9]*\).*/\1/p' <<<"$report")
 [ "${hands:-0}" -ge 1 ] || { echo "no hand was played"; exit 1; }

@@ -5,6 +5,7 @@
 #   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-target}
 tables=${1:-100}
 per_table=${2:-6}
 seconds=${3:-60}
@@ -30,17 +31,31 @@ done >"$work/tables.toml"
 DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
     SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
     SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" RUST_LOG=warn \
-    ./target/release/scoop serve >"$work/server.log" 2>&1 &
+    "$target/release/scoop" serve >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
     sleep 0.1
 done
 cpu_before=$(awk '{print $14 + $15}' "/proc/$server/stat")
-./target/release/scoop bots --url "http://127.0.0.1:$port" --per-table "$per_table" --seconds "$seconds" >"$work/report.json"
+"$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" --seconds "$seconds" >"$work/report.json"
 cpu_after=$(awk '{print $14 + $15}' "/proc/$server/stat")
+# The server's own view of latency (action received → broadcast queued), from /metrics: the
+# bots' figure also contains their own queueing on this shared machine.
+curl -fs "http://127.0.0.1:$port/metrics" >"$work/metrics.txt"
+server_latency=$(awk -F'[{}" ]+' '
+    /^scoop_action_to_broadcast_seconds_bucket/ { le[n] = $3; c[n] = $NF; n++ }
+    /^scoop_action_to_broadcast_seconds_count/ { total = $NF }
+    END {
+        for (i = 0; i < n; i++) {
+            if (!p50 && c[i] >= total * 0.50) p50 = le[i]
+            if (!p99 && c[i] >= total * 0.99) p99 = le[i]
+        }
+        printf "server-side action-to-broadcast: %d actions, p50 <= %s s, p99 <= %s s", total, p50, p99
+    }' "$work/metrics.txt")
 peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server/status")
 ticks=$(getconf CLK_TCK)
 hands=$(psql "$base/$db" -qAtc "select count(*) from hands where status = 'complete'")
 cat "$work/report.json"
-echo "server: cpu $(( (cpu_after - cpu_before) / ticks )) s over the run, peak RSS $((peak_kb / 1024)) MiB, hands persisted: $hands"
+echo "server: cpu $(( (cpu_after - cpu_before) / ticks )) s over the run (registration included), peak RSS $((peak_kb / 1024)) MiB, hands persisted: $hands"
+echo "$server_latency"

@@ -219,6 +219,8 @@ async fn bot(
     .await?;
 
     let mut sitting = false;
+    let mut last_view: Option<Box<TableView>> = None;
+    let mut last_seq = 0;
     let mut pending: Option<(u64, Instant)> = None;
     let mut acted_for: Option<(u64, u64)> = None;
     while Instant::now() < deadline {
@@ -239,12 +241,18 @@ async fn bot(
                 view, events, seq, ..
             } => (view, events, seq),
             ServerMessage::Error { .. } => {
-                // Most likely a seat someone else took first: try another.
+                // Most likely a seat someone else took first: try another now, from the last
+                // view (no further message may come while the table waits for a player).
                 sitting = false;
-                continue;
+                match last_view.clone() {
+                    Some(view) => (view, Vec::new(), last_seq),
+                    None => continue,
+                }
             }
             _ => continue,
         };
+        last_view = Some(view.clone());
+        last_seq = seq;
         let my_seat = view.you;
         for e in &events {
             match e {
