@@ -121,6 +121,51 @@ async fn set_balance(
     Ok(row.get(0))
 }
 
+/// Starts a keyed balance change: locks the account and returns the transaction and balance,
+/// or `None` when a request with this key was already applied.
+async fn begin_keyed(
+    pool: &PgPool,
+    account: Uuid,
+    key: &str,
+) -> Result<Option<(Transaction<'static, Postgres>, i64)>, ChipsError> {
+    let mut tx = pool.begin().await?;
+    let balance = lock_account(&mut tx, account).await?;
+    if already_applied(&mut tx, account, key).await? {
+        return Ok(None);
+    }
+    Ok(Some((tx, balance)))
+}
+
+/// Ends a move of chips between the balance and a seat: the balance change, its ledger row
+/// and the commit. Returns the balance after.
+async fn finish_seat_move(
+    mut tx: Transaction<'_, Postgres>,
+    account: Uuid,
+    kind: &str,
+    delta: i64,
+    table_id: &str,
+    seat: i16,
+    key: &str,
+) -> Result<i64, ChipsError> {
+    let balance_after = set_balance(&mut tx, account, delta).await?;
+    write(
+        &mut tx,
+        Entry {
+            account,
+            kind,
+            amount: delta,
+            balance_after,
+            table_id: Some(table_id),
+            seat: Some(seat),
+            hand: None,
+            key: Some(key),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(balance_after)
+}
+
 /// Creates an account holding `grant` chips, with its grant ledger row.
 pub async fn create_account(
     tx: &mut Transaction<'_, Postgres>,
@@ -162,11 +207,9 @@ pub async fn buy_in(
     key: &str,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let mut tx = pool.begin().await?;
-    let balance = lock_account(&mut tx, account).await?;
-    if already_applied(&mut tx, account, key).await? {
+    let Some((mut tx, balance)) = begin_keyed(pool, account, key).await? else {
         return Ok(Outcome::Replayed);
-    }
+    };
     if balance < chips {
         return Err(ChipsError::InsufficientBalance { balance });
     }
@@ -187,22 +230,16 @@ pub async fn buy_in(
         }
     }
     inserted?;
-    let balance_after = set_balance(&mut tx, account, -chips).await?;
-    write(
-        &mut tx,
-        Entry {
-            account,
-            kind: "buy_in",
-            amount: -chips,
-            balance_after,
-            table_id: Some(table_id),
-            seat: Some(i16::from(seat)),
-            hand: None,
-            key: Some(key),
-        },
+    let balance_after = finish_seat_move(
+        tx,
+        account,
+        "buy_in",
+        -chips,
+        table_id,
+        i16::from(seat),
+        key,
     )
     .await?;
-    tx.commit().await?;
     Ok(Outcome::Applied(balance_after))
 }
 
@@ -216,11 +253,9 @@ pub async fn top_up(
     key: &str,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let mut tx = pool.begin().await?;
-    let balance = lock_account(&mut tx, account).await?;
-    if already_applied(&mut tx, account, key).await? {
+    let Some((mut tx, balance)) = begin_keyed(pool, account, key).await? else {
         return Ok(Outcome::Replayed);
-    }
+    };
     if balance < chips {
         return Err(ChipsError::InsufficientBalance { balance });
     }
@@ -235,22 +270,8 @@ pub async fn top_up(
     .await?
     .ok_or(ChipsError::NotSeated)?
     .get::<i16, _>(0);
-    let balance_after = set_balance(&mut tx, account, -chips).await?;
-    write(
-        &mut tx,
-        Entry {
-            account,
-            kind: "top_up",
-            amount: -chips,
-            balance_after,
-            table_id: Some(table_id),
-            seat: Some(seat),
-            hand: None,
-            key: Some(key),
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    let balance_after =
+        finish_seat_move(tx, account, "top_up", -chips, table_id, seat, key).await?;
     Ok(Outcome::Applied(balance_after))
 }
 
@@ -262,11 +283,9 @@ pub async fn cash_out(
     table_id: &str,
     key: &str,
 ) -> Result<Outcome<i64>, ChipsError> {
-    let mut tx = pool.begin().await?;
-    lock_account(&mut tx, account).await?;
-    if already_applied(&mut tx, account, key).await? {
+    let Some((mut tx, _)) = begin_keyed(pool, account, key).await? else {
         return Ok(Outcome::Replayed);
-    }
+    };
     let row = sqlx::query(
         "DELETE FROM table_seats WHERE table_id = $1 AND account_id = $2 RETURNING seat, stack",
     )
@@ -276,22 +295,7 @@ pub async fn cash_out(
     .await?
     .ok_or(ChipsError::NotSeated)?;
     let (seat, stack): (i16, i64) = (row.get(0), row.get(1));
-    let balance_after = set_balance(&mut tx, account, stack).await?;
-    write(
-        &mut tx,
-        Entry {
-            account,
-            kind: "cash_out",
-            amount: stack,
-            balance_after,
-            table_id: Some(table_id),
-            seat: Some(seat),
-            hand: None,
-            key: Some(key),
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    finish_seat_move(tx, account, "cash_out", stack, table_id, seat, key).await?;
     Ok(Outcome::Applied(stack))
 }
 
