@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Load benchmark: a release `scoop serve` with TABLES tables and `scoop bots` playing at
 # PER_TABLE bots each for SECONDS, against a scratch database. Prints the bots' report
-# (hands/s, action-to-broadcast latency) and the server's CPU time and peak memory.
-#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60]
+# (hands/s, action-to-broadcast latency), the server's own latency histograms, its CPU and
+# peak memory, and how busy the whole machine was.
+#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10]
+# THINK_MS is each bot's thinking time before acting, N or MIN-MAX milliseconds; 0 acts at
+# once, which measures the most the machine can deal rather than latency at a given load.
+# The first WARMUP seconds of play are not measured: then every table deals its first hand
+# and buys in its players at the same moment, as after a restart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
 tables=${1:-100}
 per_table=${2:-6}
 seconds=${3:-60}
+think=${4:-0}
+warmup=${5:-10}
 admin=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=scoop_load_$$
 base=${admin%/*}
@@ -37,25 +44,71 @@ for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
     sleep 0.1
 done
-cpu_before=$(awk '{print $14 + $15}' "/proc/$server/stat")
-"$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" --seconds "$seconds" >"$work/report.json"
-cpu_after=$(awk '{print $14 + $15}' "/proc/$server/stat")
-# The server's own view of latency (action received → broadcast queued), from /metrics: the
-# bots' figure also contains their own queueing on this shared machine.
+metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
+# The bots play 5 s past the server's window, so that their leaving together (a stampede of
+# folds and cash-outs) falls outside it.
+"$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
+    --seconds "$((seconds + 5))" --warmup "$warmup" --think-ms "$think" >"$work/report.json" &
+bots=$!
+# Registration (argon2 for every bot) comes first; the window starts WARMUP seconds after
+# the first hand is dealt.
+until curl -fs "http://127.0.0.1:$port/metrics" >"$work/start.txt" &&
+    [ "$(metric scoop_hands_dealt_total "$work/start.txt")" -gt 0 ]; do
+    kill -0 "$bots" 2>/dev/null || break
+    sleep 0.5
+done
+sleep "$warmup"
+curl -fs "http://127.0.0.1:$port/metrics" >"$work/start.txt"
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+idle() { awk '/^cpu / {print $5 + $6; exit}' /proc/stat; }
+all() { awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8; exit}' /proc/stat; }
+server_before=$(cpu "$server") bots_before=$(cpu "$bots") idle_before=$(idle) all_before=$(all)
+began=$(date +%s.%N)
+sleep "$seconds"
+server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
+ended=$(date +%s.%N)
+echo "debug cpu: server $server_before $server_after bots $bots_before $bots_after" >&2
 curl -fs "http://127.0.0.1:$port/metrics" >"$work/metrics.txt"
-server_latency=$(awk -F'[{}" ]+' '
-    /^scoop_action_to_broadcast_seconds_bucket/ { le[n] = $3; c[n] = $NF; n++ }
-    /^scoop_action_to_broadcast_seconds_count/ { total = $NF }
-    END {
-        for (i = 0; i < n; i++) {
-            if (!p50 && c[i] >= total * 0.50) p50 = le[i]
-            if (!p99 && c[i] >= total * 0.99) p99 = le[i]
-        }
-        printf "server-side action-to-broadcast: %d actions, p50 <= %s s, p99 <= %s s", total, p50, p99
-    }' "$work/metrics.txt")
+wait "$bots"
+# p50/p99 of a histogram from /metrics, as the upper bound of the bucket that holds them.
+# Counts are differences between the end of the window and its start.
+quantiles() {
+    awk -F'[{}" ]+' -v name="$1" -v label="$2" '
+        BEGIN { n = 0 }
+        FNR == NR && $1 == name "_bucket" { base[$3] = $NF; next }
+        FNR == NR && $1 == name "_count" { base_total = $NF; next }
+        FNR == NR { next }
+        $1 == name "_bucket" { le[n] = $3; c[n] = $NF - base[$3]; n++ }
+        $1 == name "_count" { total = $NF - base_total }
+        END {
+            for (i = 0; i < n; i++) {
+                if (!p50 && c[i] >= total * 0.50) p50 = le[i]
+                if (!p99 && c[i] >= total * 0.99) p99 = le[i]
+            }
+            printf "%s: %d, p50 <= %s s, p99 <= %s s\n   cumulative:", label, total, p50, p99
+            for (i = 0; i < n; i++) printf " <=%s:%d", le[i], c[i]
+            printf "\n"
+        }' "$work/start.txt" "$work/metrics.txt"
+}
 peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server/status")
 ticks=$(getconf CLK_TCK)
-hands=$(psql "$base/$db" -qAtc "select count(*) from hands where status = 'complete'")
+# Every hand persisted: stop the server as an operator would (SIGTERM lets running hands
+# finish), then compare what it settled with what the database holds.
+curl -fs "http://127.0.0.1:$port/metrics" >"$work/final.txt"
+kill -TERM "$server" && wait "$server" || true
+server=
+settled=$(metric scoop_hands_finished_total "$work/final.txt")
+counts=$(psql "$base/$db" -qAtc "select count(*) filter (where status = 'complete'), count(*) filter (where status = 'running'), count(*) filter (where status = 'void') from hands")
+IFS='|' read -r hands running void <<<"$counts"
+finished=$(($(metric scoop_hands_finished_total "$work/metrics.txt") - $(metric scoop_hands_finished_total "$work/start.txt")))
+window=$(echo "$ended - $began" | bc)
 cat "$work/report.json"
-echo "server: cpu $(( (cpu_after - cpu_before) / ticks )) s over the run (registration included), peak RSS $((peak_kb / 1024)) MiB, hands persisted: $hands"
-echo "$server_latency"
+echo "window: ${window%???????} s; hands settled in it (server): $finished ($(echo "$finished / $window" | bc) /s)"
+echo "cpu in the window: server $(echo "100 * ($server_after - $server_before) / $ticks / $window" | bc)%," \
+    "bots $(echo "100 * ($bots_after - $bots_before) / $ticks / $window" | bc)%" \
+    "of one core; whole machine busy $(echo "100 - 100 * ($idle_after - $idle_before) / ($all_after - $all_before)" | bc)% of $(nproc) cores"
+echo "server peak RSS $((peak_kb / 1024)) MiB"
+echo "whole run: $settled hands settled by the server (before SIGTERM); in the database after shutdown: $hands complete, $running running, $void void"
+quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
+quantiles scoop_hand_start_write_seconds "hand start writes"
+quantiles scoop_hand_settle_write_seconds "hand settle writes"

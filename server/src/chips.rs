@@ -310,27 +310,28 @@ pub async fn start_hand(
     number: u64,
     players: &[(u8, Uuid)],
 ) -> Result<(), ChipsError> {
-    let mut tx = pool.begin().await?;
+    // One statement, so one round trip: the table waits for it before dealing.
+    let (accounts, seats): (Vec<Uuid>, Vec<i16>) = players
+        .iter()
+        .map(|&(seat, account)| (account, i16::from(seat)))
+        .unzip();
     sqlx::query(
-        "INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks, number) \
-         VALUES ($1, $2, 'running', $3, $4, $5)",
+        "WITH hand AS ( \
+             INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks, number) \
+             VALUES ($1, $2, 'running', $3, $4, $5) RETURNING id) \
+         INSERT INTO hand_players (hand_id, account_id, seat) \
+         SELECT hand.id, p.account_id, p.seat \
+         FROM hand, unnest($6::uuid[], $7::smallint[]) AS p(account_id, seat)",
     )
     .bind(hand)
     .bind(table_id)
     .bind(deck_hash)
     .bind(starting_stacks)
     .bind(i64::try_from(number).unwrap_or(i64::MAX))
-    .execute(&mut *tx)
+    .bind(&accounts)
+    .bind(&seats)
+    .execute(pool)
     .await?;
-    for &(seat, account) in players {
-        sqlx::query("INSERT INTO hand_players (hand_id, account_id, seat) VALUES ($1, $2, $3)")
-            .bind(hand)
-            .bind(account)
-            .bind(i16::from(seat))
-            .execute(&mut *tx)
-            .await?;
-    }
-    tx.commit().await?;
     Ok(())
 }
 
@@ -353,65 +354,31 @@ pub async fn settle_hand(
     rake: Chips,
     history: &serde_json::Value,
 ) -> Result<Outcome<()>, ChipsError> {
-    let rake_i = i64::try_from(rake).map_err(|_| ChipsError::InvalidAmount)?;
-    let mut tx = pool.begin().await?;
-    let updated = sqlx::query(
-        "UPDATE hands SET status = 'complete', ended_at = now(), rake = $2, history = $3 \
-         WHERE id = $1 AND status = 'running'",
-    )
-    .bind(hand)
-    .bind(rake_i)
-    .bind(history)
-    .execute(&mut *tx)
-    .await?;
-    if updated.rows_affected() == 0 {
-        return Ok(Outcome::Replayed);
-    }
-    let mut before: i64 = 0;
-    let mut after: i64 = 0;
+    let rake = i64::try_from(rake).map_err(|_| ChipsError::InvalidAmount)?;
+    let mut seats = Vec::with_capacity(stacks.len());
+    let mut accounts = Vec::with_capacity(stacks.len());
+    let mut new_stacks = Vec::with_capacity(stacks.len());
     for s in stacks {
-        let stack = i64::try_from(s.stack).map_err(|_| ChipsError::InvalidAmount)?;
-        let row = sqlx::query(
-            "SELECT stack FROM table_seats WHERE table_id = $1 AND seat = $2 AND account_id = $3 \
-             FOR UPDATE",
-        )
-        .bind(table_id)
-        .bind(i16::from(s.seat))
-        .bind(s.account)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(ChipsError::Unbalanced(hand))?;
-        before += row.get::<i64, _>(0);
-        after += stack;
-        sqlx::query("UPDATE table_seats SET stack = $3 WHERE table_id = $1 AND seat = $2")
-            .bind(table_id)
-            .bind(i16::from(s.seat))
-            .bind(stack)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("UPDATE hand_players SET net = $3 WHERE hand_id = $1 AND account_id = $2")
-            .bind(hand)
-            .bind(s.account)
-            .bind(stack - row.get::<i64, _>(0))
-            .execute(&mut *tx)
-            .await?;
+        seats.push(i16::from(s.seat));
+        accounts.push(s.account);
+        new_stacks.push(i64::try_from(s.stack).map_err(|_| ChipsError::InvalidAmount)?);
     }
-    if before != after + rake_i {
-        return Err(ChipsError::Unbalanced(hand));
-    }
-    if rake_i > 0 {
-        sqlx::query(
-            "INSERT INTO ledger (account_id, kind, amount, table_id, hand_id) \
-             VALUES (NULL, 'rake', $1, $2, $3)",
-        )
-        .bind(rake_i)
-        .bind(table_id)
+    // The checks and writes are one database function (migration 0003): one round trip.
+    let outcome: String = sqlx::query_scalar("SELECT settle_hand($1, $2, $3, $4, $5, $6, $7)")
         .bind(hand)
-        .execute(&mut *tx)
+        .bind(table_id)
+        .bind(&seats)
+        .bind(&accounts)
+        .bind(&new_stacks)
+        .bind(rake)
+        .bind(history)
+        .fetch_one(pool)
         .await?;
+    match outcome.as_str() {
+        "applied" => Ok(Outcome::Applied(())),
+        "replayed" => Ok(Outcome::Replayed),
+        _ => Err(ChipsError::Unbalanced(hand)),
     }
-    tx.commit().await?;
-    Ok(Outcome::Applied(()))
 }
 
 /// Voids a hand that never finished (the server stopped during it). The seats still hold the

@@ -75,9 +75,16 @@ enum Command {
         tables: Vec<String>,
         #[arg(long, default_value_t = 6)]
         per_table: usize,
-        /// How long to play, in seconds.
+        /// How long to measure, in seconds (after the warm-up).
         #[arg(long, default_value_t = 60)]
         seconds: u64,
+        /// Seconds played before measuring: at first every table deals at the same moment.
+        #[arg(long, default_value_t = 0)]
+        warmup: u64,
+        /// Thinking time before each action, in milliseconds, drawn uniformly from MIN-MAX
+        /// (e.g. 300-1000). 0 = act at once, which saturates the machine.
+        #[arg(long, default_value = "0", value_parser = parse_think)]
+        think_ms: (u64, u64),
     },
     /// Check that balances + chips on tables + rake collected = chips granted.
     Audit {
@@ -160,6 +167,19 @@ fn parse_structure(s: &str) -> Result<shared::rules::Structure, String> {
     }
 }
 
+/// `N` or `MIN-MAX` milliseconds.
+fn parse_think(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("expected milliseconds as N or MIN-MAX, got {s:?}");
+    let (min, max) = match s.split_once('-') {
+        Some((a, b)) => (a.trim().parse(), b.trim().parse()),
+        None => (s.trim().parse(), s.trim().parse()),
+    };
+    match (min, max) {
+        (Ok(min), Ok(max)) if min <= max => Ok((min, max)),
+        _ => Err(bad()),
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -203,6 +223,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tables,
             per_table,
             seconds,
+            warmup,
+            think_ms,
         } => runtime()?.block_on(async {
             init_logs(false);
             let report = server::bots::client::run(server::bots::client::Options {
@@ -210,6 +232,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 tables,
                 per_table,
                 duration: Duration::from_secs(seconds),
+                think: Duration::from_millis(think_ms.0)..=Duration::from_millis(think_ms.1),
+                warmup: Duration::from_secs(warmup),
             })
             .await?;
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -453,4 +477,18 @@ fn replay_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_think;
+
+    #[test]
+    fn think_time_is_one_value_or_an_ordered_range() {
+        assert_eq!(parse_think("0"), Ok((0, 0)));
+        assert_eq!(parse_think("300-1000"), Ok((300, 1000)));
+        assert!(parse_think("1000-300").is_err());
+        assert!(parse_think("fast").is_err());
+        assert!(parse_think("-5").is_err());
+    }
 }

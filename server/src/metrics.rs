@@ -82,6 +82,10 @@ pub struct Metrics {
     /// watcher (hand settlement included when the action ends the hand).
     pub action_to_broadcast: Histogram,
     pub hand_duration: Histogram,
+    /// The transactions on a table's critical path: recording a hand before the deal, and
+    /// settling it before its result is broadcast.
+    pub hand_start_write: Histogram,
+    pub hand_settle_write: Histogram,
 }
 
 impl Default for Metrics {
@@ -95,6 +99,8 @@ impl Default for Metrics {
             tables: Counter::default(),
             action_to_broadcast: Histogram::new(LATENCY_BOUNDS),
             hand_duration: Histogram::new(HAND_BOUNDS),
+            hand_start_write: Histogram::new(LATENCY_BOUNDS),
+            hand_settle_write: Histogram::new(LATENCY_BOUNDS),
         }
     }
 }
@@ -161,6 +167,16 @@ impl Metrics {
             &mut out,
             "scoop_hand_duration_seconds",
             "Time from deal to settlement.",
+        );
+        self.hand_start_write.render(
+            &mut out,
+            "scoop_hand_start_write_seconds",
+            "Time to record a hand and its deck before dealing it.",
+        );
+        self.hand_settle_write.render(
+            &mut out,
+            "scoop_hand_settle_write_seconds",
+            "Time of the transaction that settles a finished hand.",
         );
         out
     }

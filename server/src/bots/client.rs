@@ -1,6 +1,7 @@
 //! `scoop bots`: WebSocket clients that register, buy in and play like people do, for load
 //! tests. Each measures the time from sending an action to receiving its broadcast.
 
+use std::ops::RangeInclusive;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,10 @@ pub struct Options {
     pub tables: Vec<String>,
     pub per_table: usize,
     pub duration: Duration,
+    /// Thinking time before each action (people take seconds; zero saturates the machine).
+    pub think: RangeInclusive<Duration>,
+    /// Played but not measured, at the start: every table deals its first hand at once.
+    pub warmup: Duration,
 }
 
 #[derive(Default)]
@@ -64,7 +69,11 @@ pub struct Report {
     pub registration_seconds: f64,
     pub tables: usize,
     pub connections: usize,
+    /// Played first and not measured.
+    pub warmup_seconds: f64,
+    /// The measured window.
     pub seconds: f64,
+    pub think_ms: [u64; 2],
     pub hands: u64,
     pub hands_per_second: f64,
     pub actions: u64,
@@ -118,7 +127,8 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
 
     let stats = Arc::new(Mutex::new(Stats::default()));
     let start = Instant::now();
-    let deadline = start + opts.duration;
+    let measured_from = start + opts.warmup;
+    let deadline = measured_from + opts.duration;
     let mut tasks = Vec::new();
     for (table, i, cookie) in registered {
         let cookie = match cookie {
@@ -135,7 +145,16 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         // The first bot of each table counts its hands, so each hand counts once.
         let counts_hands = i == 0;
         tasks.push(tokio::spawn(async move {
-            if let Err(e) = bot(&opts, &table, &cookie, counts_hands, deadline, &stats).await {
+            if let Err(e) = bot(
+                &opts,
+                &table,
+                &cookie,
+                counts_hands,
+                measured_from..deadline,
+                &stats,
+            )
+            .await
+            {
                 tracing::warn!(%table, error = %e, "bot stopped");
                 if let Ok(mut s) = stats.lock() {
                     s.errors += 1;
@@ -146,7 +165,8 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
     for t in tasks {
         let _ = t.await;
     }
-    let seconds = start.elapsed().as_secs_f64();
+    // Hands and latencies are counted inside the measured window only.
+    let seconds = opts.duration.as_secs_f64();
     let mut s = match stats.lock() {
         Ok(mut s) => std::mem::take(&mut *s),
         Err(_) => Stats::default(),
@@ -163,7 +183,12 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         registration_seconds,
         tables: tables.len(),
         connections: tables.len() * opts.per_table,
+        warmup_seconds: opts.warmup.as_secs_f64(),
         seconds,
+        think_ms: [
+            opts.think.start().as_millis() as u64,
+            opts.think.end().as_millis() as u64,
+        ],
         hands: s.hands,
         hands_per_second: s.hands as f64 / seconds,
         actions: s.actions,
@@ -199,7 +224,7 @@ async fn bot(
     table: &str,
     cookie: &str,
     counts_hands: bool,
-    deadline: Instant,
+    measured: std::ops::Range<Instant>,
     stats: &Mutex<Stats>,
 ) -> Result<(), BotError> {
     let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
@@ -223,7 +248,7 @@ async fn bot(
     let mut last_seq = 0;
     let mut pending: Option<(u64, Instant)> = None;
     let mut acted_for: Option<(u64, u64)> = None;
-    while Instant::now() < deadline {
+    while Instant::now() < measured.end {
         let next = tokio::time::timeout(Duration::from_secs(1), ws.next()).await;
         let Ok(next) = next else { continue };
         let text = match next {
@@ -258,13 +283,16 @@ async fn bot(
             match e {
                 ViewEvent::Public(Event::Acted { seat, .. }) if Some(*seat) == my_seat => {
                     if let Some((_, sent)) = pending.take()
+                        && sent >= measured.start
                         && let Ok(mut s) = stats.lock()
                     {
                         s.latencies_us.push(sent.elapsed().as_micros() as u64);
                         s.actions += 1;
                     }
                 }
-                ViewEvent::Public(Event::HandEnded { .. }) if counts_hands => {
+                ViewEvent::Public(Event::HandEnded { .. })
+                    if counts_hands && Instant::now() >= measured.start =>
+                {
                     if let Ok(mut s) = stats.lock() {
                         s.hands += 1;
                     }
@@ -311,6 +339,11 @@ async fn bot(
         {
             let action = strategy::choose(&legal, &mut rand::rng());
             acted_for = Some((view.hand, seq));
+            let think = rand::rng().random_range(opts.think.clone());
+            if !think.is_zero() {
+                // Messages arriving meanwhile wait in the socket; nobody else acts meanwhile.
+                tokio::time::sleep(think).await;
+            }
             pending = Some((view.hand, Instant::now()));
             ws.send(send(&ClientMessage::Act {
                 table: table.to_string(),

@@ -788,7 +788,8 @@ impl TableActor {
             deck: order,
         };
         // The hand is on record (deck hash, starting stacks) before anyone sees a card.
-        if let Err(e) = chips::start_hand(
+        let writing = Instant::now();
+        let written = chips::start_hand(
             &self.pool,
             id,
             &self.id,
@@ -797,8 +798,9 @@ impl TableActor {
             self.hand_number,
             &accounts,
         )
-        .await
-        {
+        .await;
+        self.metrics.hand_start_write.observe(writing.elapsed());
+        if let Err(e) = written {
             tracing::error!(table = %self.id, error = %e, "could not record the hand start; voiding it");
             self.metrics.db_errors.inc();
             let _ = self.table.void_hand();
@@ -842,7 +844,8 @@ impl TableActor {
         let history = serde_json::to_value(&running.record).unwrap_or_default();
         let mut attempt = 0;
         loop {
-            match chips::settle_hand(
+            let writing = Instant::now();
+            let settled = chips::settle_hand(
                 &self.pool,
                 running.id,
                 &self.id,
@@ -850,8 +853,9 @@ impl TableActor {
                 result.rake,
                 &history,
             )
-            .await
-            {
+            .await;
+            self.metrics.hand_settle_write.observe(writing.elapsed());
+            match settled {
                 Ok(Outcome::Applied(())) | Ok(Outcome::Replayed) => break,
                 Err(e) if attempt < 3 => {
                     attempt += 1;

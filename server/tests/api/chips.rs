@@ -211,6 +211,29 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
         settle_hand(&pool, hand, "t", &bad, 0, &json!([])).await,
         Err(ChipsError::Unbalanced(_))
     ));
+    // Stacks that add up but name a player who is not in that seat.
+    let stranger = [
+        FinalStack {
+            seat: 0,
+            account: b,
+            stack: 500,
+        },
+        FinalStack {
+            seat: 1,
+            account: a,
+            stack: 500,
+        },
+    ];
+    assert!(matches!(
+        settle_hand(&pool, hand, "t", &stranger, 0, &json!([])).await,
+        Err(ChipsError::Unbalanced(_))
+    ));
+    let status: String = sqlx::query_scalar("SELECT status FROM hands WHERE id = $1")
+        .bind(hand)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(status, "running", "a refused settlement writes nothing");
     let good = [
         FinalStack {
             seat: 0,
@@ -243,6 +266,11 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
         .map(|r| r.get(0))
         .collect();
     assert_eq!(stacks, vec![690, 300]);
+    let nets: Vec<i64> = sqlx::query_scalar("SELECT net FROM hand_players ORDER BY seat")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(nets, vec![190, -200]);
     let audit = chips::audit(&pool).await.unwrap();
     assert_eq!(audit.rake, 10);
     assert_balanced(&pool).await;
