@@ -1,5 +1,6 @@
 //! The HTTP API (README.md): JSON in, JSON out, errors as `{"error": code, "message": text}`.
 
+use leptos::prelude::{ReadSignal, Set, signal};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsCast;
@@ -134,6 +135,18 @@ pub async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Res
     let body =
         serde_json::to_string(body).map_err(|e| ApiError::local("bad_request", e.to_string()))?;
     send("POST", path, Some(body)).await
+}
+
+/// A GET whose answer lands in a signal, `None` until it arrives. Pages show "loading" until
+/// then; this costs far less wasm than a `LocalResource` under `<Suspense>`, which brings in
+/// Leptos' whole async-derived machinery.
+pub fn load<T>(path: String) -> ReadSignal<Option<Result<T, ApiError>>>
+where
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let (read, write) = signal(None);
+    leptos::task::spawn_local(async move { write.set(Some(get::<T>(&path).await)) });
+    read
 }
 
 /// A POST whose answer body does not matter.
