@@ -23,7 +23,14 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ];
     npm ci --no-audit --no-fund
 fi
 
-cargo build --profile wasm-release --target wasm32-unknown-unknown -p web
+# `--cfg erase_components` makes Leptos erase view and component types (AnyView, boxed
+# closures) instead of monomorphising every nested view type: ~24 KB less gzipped wasm. Set
+# for the wasm32 target only, so native builds (server, clippy, tests) and their cache are
+# untouched. An exported RUSTFLAGS would override it, hence the check.
+[ -z "${RUSTFLAGS:-}${CARGO_ENCODED_RUSTFLAGS:-}" ] ||
+    echo "warning: RUSTFLAGS is set and replaces --cfg erase_components: a bigger bundle" >&2
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p web \
+    --config 'target.wasm32-unknown-unknown.rustflags = ["--cfg", "erase_components"]'
 rm -rf "$dist"
 mkdir -p "$dist"
 wasm-bindgen --target web --no-typescript --out-dir "$dist" \

@@ -86,7 +86,7 @@ step "evaluator equals brute force on 1,000,000 deals (release)" \
     env SCOOP_EVAL_DEALS=1000000 cargo test --release -p shared --locked --test eval oracle::
 step "differential test against pokerkit" bash tools/pokerkit_diff/check.sh
 step "web bundle (the script the Dockerfile uses)" bash scripts/build-web.sh
-step "browser test (headless Chromium: play, watch, hidden cards, French)" bash scripts/browser-test.sh
+step "browser test (headless Chromium: play, reconnect, watch, hidden cards, French)" bash scripts/browser-test.sh
 step "release binary started as the Dockerfile's entrypoint plays hands" bash scripts/container-smoke.sh
 step "compose file" compose_lint
 

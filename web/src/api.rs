@@ -1,6 +1,7 @@
 //! The HTTP API (README.md): JSON in, JSON out, errors as `{"error": code, "message": text}`.
 
-use serde::de::DeserializeOwned;
+use leptos::prelude::{ReadSignal, Set, signal};
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -70,16 +71,18 @@ pub struct HandList {
     pub hands: Vec<HandSummary>,
 }
 
+/// `{}`: a POST that carries no fields.
+#[derive(Serialize)]
+pub struct NoFields {}
+
 #[derive(Deserialize)]
 pub struct Balance {
     pub balance: i64,
 }
 
-async fn send<T: DeserializeOwned>(
-    method: &str,
-    path: &str,
-    body: Option<String>,
-) -> Result<T, ApiError> {
+/// The request itself, the same for every answer type (one copy in the wasm, not one per
+/// `T`): the body of a successful answer, or the server's error.
+async fn send(method: &str, path: &str, body: Option<String>) -> Result<String, ApiError> {
     let network = |e: wasm_bindgen::JsValue| {
         ApiError::local(
             "network",
@@ -112,13 +115,7 @@ async fn send<T: DeserializeOwned>(
         .as_string()
         .unwrap_or_default();
     if response.ok() {
-        // An empty body (logout) reads as JSON null.
-        let text = if text.trim().is_empty() {
-            "null"
-        } else {
-            &text
-        };
-        serde_json::from_str(text).map_err(|e| ApiError::local("bad_response", e.to_string()))
+        Ok(text)
     } else {
         Err(serde_json::from_str(&text).unwrap_or_else(|_| {
             ApiError::local("http", format!("the server answered {}", response.status()))
@@ -126,19 +123,36 @@ async fn send<T: DeserializeOwned>(
     }
 }
 
+fn parse<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    // An empty body (logout) reads as JSON null.
+    let text = if text.trim().is_empty() { "null" } else { text };
+    serde_json::from_str(text).map_err(|e| ApiError::local("bad_response", e.to_string()))
+}
+
 pub async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    send("GET", path, None).await
+    parse(&send("GET", path, None).await?)
 }
 
 pub async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Result<T, ApiError> {
     let body =
         serde_json::to_string(body).map_err(|e| ApiError::local("bad_request", e.to_string()))?;
-    send("POST", path, Some(body)).await
+    parse(&send("POST", path, Some(body)).await?)
+}
+
+/// A GET whose answer lands in a signal, `None` until it arrives. Pages show "loading" until
+/// then; this costs far less wasm than a `LocalResource` under `<Suspense>`, which brings in
+/// Leptos' whole async-derived machinery.
+pub fn load<T>(path: String) -> ReadSignal<Option<Result<T, ApiError>>>
+where
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let (read, write) = signal(None);
+    leptos::task::spawn_local(async move { write.set(Some(get::<T>(&path).await)) });
+    read
 }
 
 /// A POST whose answer body does not matter.
 pub async fn post_empty(path: &str) -> Result<(), ApiError> {
-    send::<serde_json::Value>("POST", path, None)
-        .await
-        .map(|_| ())
+    let text = send("POST", path, None).await?;
+    parse::<IgnoredAny>(&text).map(|_| ())
 }

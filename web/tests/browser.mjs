@@ -1,10 +1,13 @@
 // End-to-end browser test: two players register and play heads-up hands to showdown by
-// clicking the UI, an anonymous spectator watches and must never receive hidden hole cards,
+// clicking the UI, one of them loses their connection mid-hand and must reconnect and resync
+// without a reload, an anonymous spectator watches and must never receive hidden hole cards,
 // a French browser sees French labels, and screenshots go to docs/screenshots/.
 //
 // usage: BASE=http://127.0.0.1:PORT TABLE=id node web/tests/browser.mjs
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 
 const BASE = process.env.BASE;
 const TABLE = process.env.TABLE;
@@ -26,6 +29,49 @@ async function newPage(options = {}) {
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   return page;
+}
+
+// A forward proxy for one browser context, so that the test can drop that page's live
+// connections. (Chromium's offline emulation leaves an open WebSocket alone.) `cut(true)`
+// destroys every open connection and refuses new ones until `cut(false)`.
+async function cuttableProxy() {
+  const target = new URL(BASE);
+  const open = new Set();
+  let down = false;
+  const track = (socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('error', () => {});
+  };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url);
+    const upstream = http.request({
+      host: target.hostname, port: target.port, method: req.method,
+      path: url.pathname + url.search, headers: req.headers,
+    }, (answer) => { res.writeHead(answer.statusCode, answer.headers); answer.pipe(res); });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on('connection', (socket) => (down ? socket.destroy() : track(socket)));
+  // Chromium tunnels WebSockets through CONNECT.
+  server.on('connect', (_req, client, head) => {
+    const upstream = net.connect(Number(target.port), target.hostname, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    track(upstream);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut(on) {
+      down = on;
+      if (on) for (const socket of open) socket.destroy();
+    },
+  };
 }
 
 async function register(page, name) {
@@ -56,7 +102,8 @@ async function sit(page) {
 }
 
 const a = await newPage();
-const b = await newPage();
+const proxy = await cuttableProxy();
+const b = await newPage({ proxy: { server: proxy.url } });
 const spectator = await newPage();
 const frames = [];
 spectator.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
@@ -81,6 +128,55 @@ await spectator.waitForSelector('[data-test=felt]');
 await sit(a);
 await sit(b);
 
+// The player loses their connection on their turn: the header must say so, the socket must
+// come back by itself (the outage outlasts the first retry, so that one fails and the backoff
+// is exercised), a fresh snapshot must restore their seat and hole cards, and the page must
+// not have been reloaded.
+let dropHand = null;
+async function dropConnection(page) {
+  const dropped = Date.now();
+  dropHand = await handOf(page);
+  const seat = await page.getAttribute('.seat.me', 'data-seat');
+  await page.evaluate(() => { window.__noReload = 1; });
+  let attempts = 0;
+  let snapshot = null;
+  page.on('websocket', (ws) => {
+    attempts += 1;
+    ws.on('framereceived', (f) => {
+      let msg;
+      try { msg = JSON.parse(String(f.payload)); } catch { return; }
+      if (msg.type === 'snapshot' && msg.view?.you != null) snapshot ??= { msg, at: Date.now() };
+    });
+  });
+  proxy.cut(true);
+  const conn = page.locator('[data-test=conn]');
+  let shown = false;
+  while (Date.now() - dropped < 1200) {
+    const cls = (await conn.getAttribute('class')) ?? '';
+    const text = (await conn.textContent()) ?? '';
+    if (cls.split(' ').includes('down') && text.includes('reconnecting')) shown = true;
+    else if (shown) fail(`the indicator left the reconnecting state while offline: "${cls}" "${text}"`);
+    await sleep(50);
+  }
+  if (!shown) fail('no "reconnecting" indicator after the connection dropped');
+  const failed = attempts;
+  if (failed < 1) fail('the page did not retry while the connection was down');
+  proxy.cut(false);
+  await page.waitForSelector('[data-test=conn].ok', { timeout: 10000 })
+    .catch(() => fail('the socket did not reconnect by itself'));
+  for (let i = 0; i < 100 && !snapshot; i++) await sleep(50);
+  if (!snapshot) fail('no table snapshot after reconnecting');
+  const view = snapshot.msg.view;
+  if (String(view.you) !== seat || !view.seats[view.you]?.cards) {
+    fail(`the resync did not restore seat ${seat} with its cards: ${JSON.stringify(view.seats[view.you])}`);
+  }
+  await page.waitForSelector(`.seat.me[data-seat="${seat}"]`, { timeout: 5000 });
+  const own = await page.locator('.seat.me .hole svg.card:not(.back)').count();
+  if (own !== 4) fail(`after the resync the player sees ${own} of their hole cards`);
+  if ((await page.evaluate(() => window.__noReload)) !== 1) fail('the page was reloaded');
+  console.log(`reconnect: ${failed} attempt(s) while down, resynced ${snapshot.at - dropped} ms after the drop`);
+}
+
 const handOf = (page) => page.getAttribute('[data-test=felt]', 'data-hand').then(Number).catch(() => 0);
 const visible = (page, sel) => page.locator(sel).first().isVisible().catch(() => false);
 
@@ -97,6 +193,10 @@ while (Date.now() < deadline) {
   if (seenHands.size > HANDS + 6) break;
   for (const [i, page] of [a, b].entries()) {
     if (!(await visible(page, '[data-test=actions]'))) continue;
+    if (page === b && dropHand === null && seenHands.size >= 2) {
+      await dropConnection(b);
+      if (!(await visible(page, '[data-test=actions]'))) continue;
+    }
     const board = await page.locator('[data-test=board] svg.card').count();
     // Spectators must see no face-up hole card while the hand is being played.
     const faceUp = await spectator.locator('.seat .hole svg.card:not(.back)').count();
@@ -137,6 +237,9 @@ while (Date.now() < deadline) {
 if (seenHands.size < 3) fail(`only ${seenHands.size} hands were dealt`);
 if (!showdownShot) fail('no showdown was reached');
 if (!playShot) fail('never saw a flop with an action to take');
+if (dropHand === null) fail('the connection was never dropped');
+if (lastHand <= dropHand) fail(`no hand after the reconnect (dropped in hand ${dropHand})`);
+if ((await b.evaluate(() => window.__noReload)) !== 1) fail('the page was reloaded after the reconnect');
 
 // The phone layout, as a seated player.
 await a.setViewportSize({ width: 390, height: 844 });

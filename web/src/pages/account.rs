@@ -49,7 +49,7 @@ pub fn AccountPage() -> impl IntoView {
 
     let refill = move |_| {
         leptos::task::spawn_local(async move {
-            match api::post::<Balance>("/api/refill", &serde_json::json!({})).await {
+            match api::post::<Balance>("/api/refill", &api::NoFields {}).await {
                 Ok(answer) => {
                     refill_done.set(true);
                     store.user.update(|u| {

@@ -51,7 +51,7 @@ pub fn AuthPage(register: bool) -> impl IntoView {
             } else {
                 "/api/login"
             };
-            let result = api::post::<serde_json::Value>(
+            let result = api::post::<serde::de::IgnoredAny>(
                 path,
                 &Credentials {
                     username: &u,

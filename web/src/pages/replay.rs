@@ -203,19 +203,14 @@ fn frames(hand: &HandView) -> Frames {
 #[component]
 pub fn ReplayPage(id: String) -> impl IntoView {
     let t = i18n::current();
-    let path = format!("/api/hands/{id}");
-    let hand = LocalResource::new(move || {
-        let path = path.clone();
-        async move { api::get::<HandView>(&path).await }
-    });
+    let hand = api::load::<HandView>(format!("/api/hands/{id}"));
     view! {
         <section class="replay panel">
-            <Suspense fallback=move || view! { <p>{t.loading}</p> }>
-                {move || hand.get().map(|result| match result {
-                    Err(e) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
-                    Ok(hand) => view! { <Replayer hand /> }.into_any(),
-                })}
-            </Suspense>
+            {move || match hand.get() {
+                None => view! { <p>{t.loading}</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
+                Some(Ok(hand)) => view! { <Replayer hand /> }.into_any(),
+            }}
         </section>
     }
 }

@@ -16,7 +16,11 @@ use crate::table::state::Showdown;
 fn around(index: u8, count: u8, rx: f64, ry: f64) -> (f64, f64) {
     let angle = std::f64::consts::FRAC_PI_2
         + f64::from(index) * std::f64::consts::TAU / f64::from(count.max(1));
-    (50.0 + rx * angle.cos(), 50.0 + ry * angle.sin())
+    // The browser's Math: Rust's own sin/cos would add several KB of libm to the bundle.
+    (
+        50.0 + rx * js_sys::Math::cos(angle),
+        50.0 + ry * js_sys::Math::sin(angle),
+    )
 }
 
 fn place((x, y): (f64, f64)) -> String {
