@@ -445,12 +445,15 @@ impl TableActor {
             Request::Leave => {
                 let seat = seat.ok_or_else(not_seated)?;
                 let (leave, events) = self.table.leave(seat).map_err(|e| self.table_error(e))?;
+                self.pre_actions.remove(&seat);
+                self.sat_out_since.remove(&seat);
+                // Leaving on one's turn folds, which may end the hand: it must settle before
+                // the cash-out, which takes the seat's stack as the database holds it (else the
+                // seat row is gone, the settlement does not balance, and the hand is voided).
+                self.changed(events).await;
                 if leave != Leave::AfterHand {
                     self.cash_out(account.id).await;
                 }
-                self.pre_actions.remove(&seat);
-                self.sat_out_since.remove(&seat);
-                self.changed(events).await;
             }
             Request::Chat { text } => {
                 let name = seat

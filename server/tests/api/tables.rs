@@ -710,3 +710,75 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     assert_eq!(me["on_tables"], 0);
     app.assert_balanced().await;
 }
+
+#[tokio::test]
+async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
+    let mut def = quick_table("t", Structure::NoLimit);
+    def.between_hands_ms = 60_000; // one hand only
+    let app = spawn_tables(&[def], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, "t", 0, 200).await;
+    sit(&mut b, "t", 1, 200).await;
+    let msg = a
+        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+        .await;
+    let ServerMessage::Events { view, .. } = msg else {
+        unreachable!()
+    };
+    // Heads-up, the player to act leaves: the fold ends the hand and the other one wins it.
+    let (leaver, leaver_name, leaver_cookie, stayer) = if view.to_act == Some(0) {
+        (&mut a, "ann", &ann, &mut b)
+    } else {
+        (&mut b, "bob", &bob, &mut a)
+    };
+    leaver
+        .send(&ClientMessage::Leave { table: "t".into() })
+        .await;
+    stayer
+        .until(|m| {
+            matches!(m, ServerMessage::Events { events, .. }
+            if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. }))))
+        })
+        .await;
+    // The cash-out comes after the settlement; the seat empties once it is done.
+    stayer
+        .until(|m| {
+            matches!(m, ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. }
+            if !view.hand_running && view.seats.iter().flatten().count() == 1)
+        })
+        .await;
+
+    let status: Vec<String> = sqlx::query_scalar("SELECT status FROM hands")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        status,
+        vec!["complete"],
+        "the hand settles, it is not voided"
+    );
+    let net: i64 = sqlx::query_scalar(
+        "SELECT net FROM hand_players p JOIN accounts a ON a.id = p.account_id \
+         WHERE a.username = $1",
+    )
+    .bind(leaver_name)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(net < 0, "the leaver folded and lost a blind: {net}");
+    // The leaver's whole stack from the end of the hand is back on the balance.
+    let me: Value = reqwest::Client::new()
+        .get(app.url("/api/me"))
+        .header("cookie", leaver_cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["on_tables"], 0);
+    assert_eq!(me["balance"].as_i64().unwrap(), 10_000 + net);
+    app.assert_balanced().await;
+}
