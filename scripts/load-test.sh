@@ -67,7 +67,6 @@ began=$(date +%s.%N)
 sleep "$seconds"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
 ended=$(date +%s.%N)
-echo "debug cpu: server $server_before $server_after bots $bots_before $bots_after" >&2
 curl -fs "http://127.0.0.1:$port/metrics" >"$work/metrics.txt"
 wait "$bots"
 # p50/p99 of a histogram from /metrics, as the upper bound of the bucket that holds them.
@@ -112,3 +111,5 @@ echo "whole run: $settled hands settled by the server (before SIGTERM); in the d
 quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
 quantiles scoop_hand_start_write_seconds "hand start writes"
 quantiles scoop_hand_settle_write_seconds "hand settle writes"
+echo "server log: $(grep -c . "$work/server.log") warnings and errors; the first ones:"
+awk '!seen[$0]++' "$work/server.log" | head -5

@@ -321,7 +321,10 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 fn init_logs(json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info,sqlx=warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Logs go to stderr: stdout carries the reports of `bots`, `audit` and `eval`.
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     if json {
         builder.json().init();
     } else {

@@ -265,7 +265,8 @@ async fn bot(
             ServerMessage::Events {
                 view, events, seq, ..
             } => (view, events, seq),
-            ServerMessage::Error { .. } => {
+            ServerMessage::Error { code, message, .. } => {
+                tracing::debug!(%table, ?code, %message, "refused");
                 // Most likely a seat someone else took first: try another now, from the last
                 // view (no further message may come while the table waits for a player).
                 sitting = false;
@@ -359,5 +360,11 @@ async fn bot(
         }))
         .await;
     let _ = ws.close(None).await;
+    // Wait for the server's close: a socket closed with unread data is reset, and the reset can
+    // discard the leave (and a last action) before the server has read them.
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(_)) = ws.next().await {}
+    })
+    .await;
     Ok(())
 }
