@@ -208,6 +208,10 @@ impl Connection {
                 self.lobby = Some(self.state.tables.lobby.subscribe());
                 return self.send(encode(&ServerMessage::Lobby { tables }));
             }
+            ClientMessage::UnsubscribeLobby => {
+                self.lobby = None;
+                return;
+            }
             ClientMessage::Watch { table } => return self.watch(&table).await,
             ClientMessage::Unwatch { table } => {
                 if self.watching.remove(&table)

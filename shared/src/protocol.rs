@@ -32,7 +32,10 @@ pub enum PreAction {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
+    /// Live lobby: the table list now and an update whenever a table changes.
     SubscribeLobby,
+    /// No more lobby updates (a player at a table does not need them).
+    UnsubscribeLobby,
     /// Watch a table (no account needed).
     Watch {
         table: TableId,

@@ -185,6 +185,13 @@ pub fn subscribe_lobby() {
     }
 }
 
+pub fn unsubscribe_lobby() {
+    let was = SOCKET.with(|s| std::mem::replace(&mut s.borrow_mut().lobby, false));
+    if was && is_open() {
+        send(&ClientMessage::UnsubscribeLobby);
+    }
+}
+
 pub fn watch(table: &str) {
     SOCKET.with(|s| s.borrow_mut().watching = Some(table.to_string()));
     if is_open() {

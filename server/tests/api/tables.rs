@@ -435,7 +435,7 @@ async fn logout_closes_that_users_sockets() {
 }
 
 #[tokio::test]
-async fn lobby_lists_tables_and_pushes_updates() {
+async fn lobby_lists_tables_pushes_updates_and_stops_on_unsubscribe() {
     let app = spawn_tables(
         &[
             quick_table("t", Structure::FixedLimit),
@@ -466,6 +466,35 @@ async fn lobby_lists_tables_and_pushes_updates() {
     watcher
         .until(|m| matches!(m, ServerMessage::LobbyUpdate { table } if table.id == "u" && table.seats_taken == 1))
         .await;
+
+    // Unsubscribed, the watcher hears nothing more; a still-subscribed client shows that an
+    // update was sent meanwhile.
+    let mut control = connect(&app, None).await;
+    control.send(&ClientMessage::SubscribeLobby).await;
+    control
+        .until(|m| matches!(m, ServerMessage::Lobby { .. }))
+        .await;
+    watcher.send(&ClientMessage::UnsubscribeLobby).await;
+    watcher.send(&ClientMessage::Ping).await;
+    watcher.until(|m| matches!(m, ServerMessage::Pong)).await;
+    let bob = register(&app, "bob").await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut b, "u", 2, 500).await;
+    control
+        .until(|m| matches!(m, ServerMessage::LobbyUpdate { table } if table.id == "u" && table.seats_taken == 2))
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    watcher.send(&ClientMessage::Ping).await;
+    loop {
+        match watcher.recv().await {
+            Some(ServerMessage::Pong) => break,
+            Some(ServerMessage::LobbyUpdate { table }) => {
+                panic!("lobby update after unsubscribing: {table:?}")
+            }
+            Some(_) => {}
+            None => panic!("closed"),
+        }
+    }
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! The lobby: every open table, live (SubscribeLobby), with filters.
+//! The lobby: every open table, live (SubscribeLobby while the page is shown), with filters.
 
 use leptos::prelude::*;
 use shared::protocol::LobbyTable;
@@ -9,11 +9,27 @@ use crate::labels::{chips, stakes, structure};
 use crate::route::Route;
 use crate::{socket, store};
 
+thread_local! {
+    /// Lobby pages built so far: only the latest one may unsubscribe when it goes away.
+    static PAGES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 #[component]
 pub fn LobbyPage() -> impl IntoView {
     let t = i18n::current();
     let store = store::get();
     socket::subscribe_lobby();
+    let instance = PAGES.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    // Updates for every table are of no use once the visitor has left the lobby. A re-render
+    // (language switch) builds the new page before the old one is cleaned up.
+    on_cleanup(move || {
+        if PAGES.with(|n| n.get()) == instance {
+            socket::unsubscribe_lobby();
+        }
+    });
 
     let by_structure = RwSignal::new(None::<Structure>);
     let by_stakes = RwSignal::new(String::new());
