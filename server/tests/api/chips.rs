@@ -258,13 +258,10 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
             .unwrap(),
         Outcome::Replayed
     );
-    let stacks: Vec<i64> = sqlx::query("SELECT stack FROM table_seats ORDER BY seat")
+    let stacks: Vec<i64> = sqlx::query_scalar("SELECT stack FROM table_seats ORDER BY seat")
         .fetch_all(&pool)
         .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .unwrap();
     assert_eq!(stacks, vec![690, 300]);
     let nets: Vec<i64> = sqlx::query_scalar("SELECT net FROM hand_players ORDER BY seat")
         .fetch_all(&pool)
@@ -296,14 +293,11 @@ async fn voiding_a_running_hand_keeps_pre_hand_stacks_and_tells_the_ledger() {
     );
     assert!(chips::running_hands(&pool).await.unwrap().is_empty());
     let kinds: Vec<String> =
-        sqlx::query("SELECT kind FROM ledger WHERE account_id = $1 ORDER BY id")
+        sqlx::query_scalar("SELECT kind FROM ledger WHERE account_id = $1 ORDER BY id")
             .bind(a)
             .fetch_all(&pool)
             .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+            .unwrap();
     assert_eq!(kinds, vec!["grant", "buy_in", "void_refund"]);
     let stack: i64 = sqlx::query("SELECT stack FROM table_seats")
         .fetch_one(&pool)

@@ -138,13 +138,10 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
 
     let mut child = start(&url, addr);
     wait_healthy(addr).await;
-    let statuses: Vec<String> = sqlx::query("SELECT status FROM hands ORDER BY number")
+    let statuses: Vec<String> = sqlx::query_scalar("SELECT status FROM hands ORDER BY number")
         .fetch_all(&pool)
         .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .unwrap();
     assert_eq!(statuses.last().map(String::as_str), Some("void"));
     assert_eq!(
         holdings(&pool).await,
@@ -205,13 +202,10 @@ async fn sigterm_lets_the_running_hand_finish_deals_no_new_one_and_exits() {
         exited.is_some_and(|s| s.success()),
         "scoop exits cleanly after SIGTERM: {exited:?}"
     );
-    let statuses: Vec<String> = sqlx::query("SELECT status FROM hands ORDER BY number")
+    let statuses: Vec<String> = sqlx::query_scalar("SELECT status FROM hands ORDER BY number")
         .fetch_all(&pool)
         .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .unwrap();
     assert_eq!(
         statuses.len() as i64,
         hands_before,

@@ -192,8 +192,7 @@ async fn reconnecting_mid_hand_brings_back_the_whole_view_with_own_cards() {
     let mut b = connect(&app, Some(&bob)).await;
     sit(&mut a, "t", 1, 500).await;
     sit(&mut b, "t", 2, 500).await;
-    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
-        .await;
+    a.hand_running().await;
     drop(a);
     let mut again = connect(&app, Some(&ann)).await;
     let view = again.watch("t").await;
@@ -272,11 +271,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
     let mut a = connect(&app, Some(&ann)).await;
     let mut b = connect(&app, Some(&bob)).await;
     a.send_raw(Message::Text("{not json".into())).await;
-    let ServerMessage::Error { code, .. } =
-        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
-    else {
-        unreachable!()
-    };
+    let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::BadMessage);
 
     // Buy-ins outside the table's range, or beyond the balance.
@@ -287,11 +282,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
         post_now: true,
     })
     .await;
-    let ServerMessage::Error { code, .. } =
-        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
-    else {
-        unreachable!()
-    };
+    let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::Seat);
     a.send(&ClientMessage::Sit {
         table: "t".into(),
@@ -300,23 +291,17 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
         post_now: true,
     })
     .await;
-    a.until(|m| matches!(m, ServerMessage::Error { .. })).await;
+    a.error().await;
 
     sit(&mut a, "t", 0, 500).await;
     sit(&mut b, "t", 1, 500).await;
-    let view = a
-        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
-        .await;
-    let ServerMessage::Events { view, .. } = view else {
-        unreachable!()
-    };
+    let view = a.hand_running().await;
     let to_act = view.to_act.unwrap();
-    let (actor, other, other_seat) = if to_act == 0 {
-        (&mut a, &mut b, 1)
+    let (actor, other) = if to_act == 0 {
+        (&mut a, &mut b)
     } else {
-        (&mut b, &mut a, 0)
+        (&mut b, &mut a)
     };
-    let _ = other_seat;
 
     // Out of turn.
     other
@@ -326,12 +311,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
             action: Action::Call,
         })
         .await;
-    let ServerMessage::Error { code, .. } = other
-        .until(|m| matches!(m, ServerMessage::Error { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    let (code, _) = other.error().await;
     assert_eq!(code, ErrorCode::IllegalAction);
     // More than the stack.
     actor
@@ -341,12 +321,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
             action: Action::RaiseTo { to: 10_000 },
         })
         .await;
-    let ServerMessage::Error { code, message, .. } = actor
-        .until(|m| matches!(m, ServerMessage::Error { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    let (code, message) = actor.error().await;
     assert_eq!(code, ErrorCode::IllegalAction, "{message}");
     // A stale hand number.
     actor
@@ -356,12 +331,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
             action: Action::Call,
         })
         .await;
-    let ServerMessage::Error { code, .. } = actor
-        .until(|m| matches!(m, ServerMessage::Error { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    let (code, _) = actor.error().await;
     assert_eq!(code, ErrorCode::StaleHand);
     // Nothing changed: a fresh snapshot shows the same turn and bets.
     actor
@@ -396,12 +366,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
             action: Action::Fold,
         })
         .await;
-    let ServerMessage::Error { code, .. } = spectator
-        .until(|m| matches!(m, ServerMessage::Error { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    let (code, _) = spectator.error().await;
     assert_eq!(code, ErrorCode::NotLoggedIn);
 
     // An oversize frame closes the connection.
@@ -623,12 +588,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     let mut b = connect(&app, Some(&bob)).await;
     sit(&mut a, "t", 0, 200).await;
     sit(&mut b, "t", 1, 200).await;
-    let msg = a
-        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
-        .await;
-    let ServerMessage::Events { view, .. } = msg else {
-        unreachable!()
-    };
+    let view = a.hand_running().await;
     // Whoever is not to act pre-selects "check/fold"; the one to act raises: the pre-selection folds.
     let (actor, waiter, waiter_seat) = if view.to_act == Some(0) {
         (&mut a, &mut b, 1u8)
@@ -678,11 +638,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
         text: "x".repeat(201),
     })
     .await;
-    let ServerMessage::Error { code, .. } =
-        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
-    else {
-        unreachable!()
-    };
+    let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::ChatRejected);
     let mut spectator = connect(&app, None).await;
     spectator.watch("t").await;
@@ -692,12 +648,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
             text: "hi".into(),
         })
         .await;
-    let ServerMessage::Error { code, .. } = spectator
-        .until(|m| matches!(m, ServerMessage::Error { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    let (code, _) = spectator.error().await;
     assert_eq!(code, ErrorCode::NotLoggedIn);
 
     // Between hands: top up within the maximum, then leave with the whole stack. (The fold
@@ -712,11 +663,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
         amount: 1_000_000,
     })
     .await;
-    let ServerMessage::Error { code, .. } =
-        a.until(|m| matches!(m, ServerMessage::Error { .. })).await
-    else {
-        unreachable!()
-    };
+    let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::Seat);
     a.send(&ClientMessage::TopUp {
         table: "t".into(),
@@ -750,12 +697,7 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
     let mut b = connect(&app, Some(&bob)).await;
     sit(&mut a, "t", 0, 200).await;
     sit(&mut b, "t", 1, 200).await;
-    let msg = a
-        .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
-        .await;
-    let ServerMessage::Events { view, .. } = msg else {
-        unreachable!()
-    };
+    let view = a.hand_running().await;
     // Heads-up, the player to act leaves: the fold ends the hand and the other one wins it.
     let (leaver, leaver_name, leaver_cookie, stayer) = if view.to_act == Some(0) {
         (&mut a, "ann", &ann, &mut b)

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
-use shared::protocol::{ClientMessage, ServerMessage, TableView};
+use shared::protocol::{ClientMessage, ErrorCode, ServerMessage, TableView};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -132,6 +132,28 @@ impl Client {
             .await
         {
             ServerMessage::Snapshot { view, .. } => view,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Reads until the server refuses something; returns its code and message.
+    pub async fn error(&mut self) -> (ErrorCode, String) {
+        match self
+            .until(|m| matches!(m, ServerMessage::Error { .. }))
+            .await
+        {
+            ServerMessage::Error { code, message, .. } => (code, message),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Reads until a message shows a hand in play; returns that view.
+    pub async fn hand_running(&mut self) -> Box<TableView> {
+        match self
+            .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+            .await
+        {
+            ServerMessage::Events { view, .. } => view,
             _ => unreachable!(),
         }
     }
