@@ -64,6 +64,14 @@ fn play(setup: HandSetup, holes: &[&str], board: &str, actions: &[Action]) -> Ha
     record(&setup, &hand, events)
 }
 
+/// Seats with one stack each and what each posts.
+fn entrants(stack: Chips, posts: &[(u8, Post)]) -> Vec<Entrant> {
+    posts
+        .iter()
+        .map(|&(seat, post)| Entrant { seat, stack, post })
+        .collect()
+}
+
 fn raise(to: Chips) -> Action {
     Action::RaiseTo { to }
 }
@@ -468,28 +476,15 @@ fn a_missed_blinds_post_is_not_expressible_in_phh_but_exports_to_pokerstars() {
         stakes: Stakes::no_limit(5, 10),
         button: 0,
         big_blind_seat: 2,
-        entrants: vec![
-            Entrant {
-                seat: 0,
-                stack: 500,
-                post: Post::Nothing,
-            },
-            Entrant {
-                seat: 1,
-                stack: 500,
-                post: Post::SmallBlind,
-            },
-            Entrant {
-                seat: 2,
-                stack: 500,
-                post: Post::BigBlind,
-            },
-            Entrant {
-                seat: 3,
-                stack: 500,
-                post: Post::BigAndDeadSmall,
-            },
-        ],
+        entrants: entrants(
+            500,
+            &[
+                (0, Post::Nothing),
+                (1, Post::SmallBlind),
+                (2, Post::BigBlind),
+                (3, Post::BigAndDeadSmall),
+            ],
+        ),
     };
     // dan checks his live blind; ann folds; bob and cat fold: dan wins.
     let record = play(
@@ -526,28 +521,15 @@ fn a_second_big_blind_from_a_new_player_is_not_expressible_in_phh() {
         stakes: Stakes::pot_limit(5, 10),
         button: 0,
         big_blind_seat: 2,
-        entrants: vec![
-            Entrant {
-                seat: 0,
-                stack: 500,
-                post: Post::Nothing,
-            },
-            Entrant {
-                seat: 1,
-                stack: 500,
-                post: Post::SmallBlind,
-            },
-            Entrant {
-                seat: 2,
-                stack: 500,
-                post: Post::BigBlind,
-            },
-            Entrant {
-                seat: 3,
-                stack: 500,
-                post: Post::BigBlind,
-            },
-        ],
+        entrants: entrants(
+            500,
+            &[
+                (0, Post::Nothing),
+                (1, Post::SmallBlind),
+                (2, Post::BigBlind),
+                (3, Post::BigBlind),
+            ],
+        ),
     };
     let record = play(
         setup,
@@ -575,23 +557,10 @@ fn a_hand_without_a_small_blind_is_not_expressible_in_phh() {
         stakes: Stakes::no_limit(5, 10),
         button: 0,
         big_blind_seat: 2,
-        entrants: vec![
-            Entrant {
-                seat: 0,
-                stack: 500,
-                post: Post::Nothing,
-            },
-            Entrant {
-                seat: 2,
-                stack: 500,
-                post: Post::BigBlind,
-            },
-            Entrant {
-                seat: 3,
-                stack: 500,
-                post: Post::Nothing,
-            },
-        ],
+        entrants: entrants(
+            500,
+            &[(0, Post::Nothing), (2, Post::BigBlind), (3, Post::Nothing)],
+        ),
     };
     let record = play(
         setup,
@@ -614,23 +583,14 @@ fn a_dead_button_hand_exports_with_the_seat_before_the_button_last() {
         stakes: Stakes::no_limit(5, 10),
         button: 5,
         big_blind_seat: 2,
-        entrants: vec![
-            Entrant {
-                seat: 0,
-                stack: 300,
-                post: Post::SmallBlind,
-            },
-            Entrant {
-                seat: 2,
-                stack: 300,
-                post: Post::BigBlind,
-            },
-            Entrant {
-                seat: 4,
-                stack: 300,
-                post: Post::Nothing,
-            },
-        ],
+        entrants: entrants(
+            300,
+            &[
+                (0, Post::SmallBlind),
+                (2, Post::BigBlind),
+                (4, Post::Nothing),
+            ],
+        ),
     };
     let record = play(
         setup,
