@@ -6,6 +6,7 @@
 //! call with the same key changes nothing and answers [`Outcome::Replayed`].
 
 use serde::Serialize;
+use shared::api::LedgerRow;
 use shared::rules::Chips;
 use sqlx::{PgPool, Postgres, Row, Transaction};
 use thiserror::Error;
@@ -513,19 +514,6 @@ pub async fn audit(pool: &PgPool) -> Result<Audit, ChipsError> {
     })
 }
 
-/// One row of an account's ledger as the account holder sees it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct LedgerRow {
-    pub id: i64,
-    pub kind: String,
-    pub amount: i64,
-    pub balance_after: Option<i64>,
-    pub table_id: Option<String>,
-    pub seat: Option<i16>,
-    pub hand_id: Option<Uuid>,
-    pub created_at: String,
-}
-
 /// The account's ledger, newest first, `limit` rows with ids below `before`.
 pub async fn ledger_page(
     pool: &PgPool,
@@ -553,7 +541,7 @@ pub async fn ledger_page(
             balance_after: r.get(3),
             table_id: r.get(4),
             seat: r.get(5),
-            hand_id: r.get(6),
+            hand_id: r.get::<Option<Uuid>, _>(6).map(|id| id.to_string()),
             created_at: r.get(7),
         })
         .collect())

@@ -5,6 +5,7 @@
 //! Architecture invariant: no I/O, no clock, no global RNG. Randomness comes in as a
 //! `CryptoRng` argument, so every hand is replayable from its inputs.
 
+pub mod api;
 pub mod card;
 pub mod eval;
 pub mod hand;

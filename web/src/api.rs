@@ -41,36 +41,6 @@ pub struct Credentials<'a> {
     pub password: &'a str,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct LedgerRow {
-    pub id: i64,
-    pub kind: String,
-    pub amount: i64,
-    pub balance_after: Option<i64>,
-    pub table_id: Option<String>,
-    pub created_at: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct LedgerPage {
-    pub rows: Vec<LedgerRow>,
-    pub next_before: Option<i64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct HandSummary {
-    pub id: String,
-    pub table_id: String,
-    pub number: i64,
-    pub started_at: String,
-    pub net: Option<i64>,
-}
-
-#[derive(Clone, Deserialize)]
-pub struct HandList {
-    pub hands: Vec<HandSummary>,
-}
-
 /// `{}`: a POST that carries no fields.
 #[derive(Serialize)]
 pub struct NoFields {}

@@ -6,6 +6,7 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::json;
+use shared::api::LedgerPage;
 
 use crate::app::AppState;
 use crate::chips;
@@ -30,15 +31,15 @@ async fn ledger(
     user: AuthUser,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let limit = page.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::BadRequest("limit is 1 to 200".into()));
-    }
+    let limit = super::page_limit(page.limit)?;
     let rows = chips::ledger_page(&state.pool, user.id, page.before, limit).await?;
     let next = (rows.len() as i64 == limit)
         .then(|| rows.last().map(|r| r.id))
         .flatten();
-    Ok(axum::Json(json!({"rows": rows, "next_before": next})))
+    Ok(axum::Json(LedgerPage {
+        rows,
+        next_before: next,
+    }))
 }
 
 async fn refill(

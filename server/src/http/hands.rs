@@ -7,7 +7,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
-use serde_json::json;
+use shared::api::{HandList, HandSummary};
 use shared::history::{HandRecord, to_phh, to_pokerstars};
 use shared::view::Viewer;
 use sqlx::Row;
@@ -34,10 +34,7 @@ async fn list(
     user: AuthUser,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::BadRequest("limit is 1 to 200".into()));
-    }
+    let limit = super::page_limit(q.limit)?;
     let rows = sqlx::query(
         "SELECT h.id, h.table_id, h.number, \
          to_char(h.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), \
@@ -50,21 +47,19 @@ async fn list(
     .bind(limit)
     .fetch_all(&state.pool)
     .await?;
-    let hands: Vec<_> = rows
+    let hands = rows
         .iter()
-        .map(|r| {
-            json!({
-                "id": r.get::<Uuid, _>(0),
-                "table_id": r.get::<String, _>(1),
-                "number": r.get::<i64, _>(2),
-                "started_at": r.get::<String, _>(3),
-                "seat": r.get::<i16, _>(4),
-                "net": r.get::<Option<i64>, _>(5),
-                "status": r.get::<String, _>(6),
-            })
+        .map(|r| HandSummary {
+            id: r.get::<Uuid, _>(0).to_string(),
+            table_id: r.get(1),
+            number: r.get(2),
+            started_at: r.get(3),
+            seat: r.get(4),
+            net: r.get(5),
+            status: r.get(6),
         })
         .collect();
-    Ok(axum::Json(json!({"hands": hands})))
+    Ok(axum::Json(HandList { hands }))
 }
 
 #[derive(Deserialize)]

@@ -1,8 +1,9 @@
 //! The account: balance, chips on tables, the ledger, and the free refill when eligible.
 
 use leptos::prelude::*;
+use shared::api::{LedgerPage, LedgerRow};
 
-use crate::api::{self, Balance, LedgerPage, LedgerRow};
+use crate::api::{self, Balance};
 use crate::i18n;
 use crate::labels::chips;
 use crate::store;

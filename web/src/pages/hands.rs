@@ -1,8 +1,9 @@
 //! My hands: the hands one played, newest first, each opening in the replayer.
 
 use leptos::prelude::*;
+use shared::api::HandList;
 
-use crate::api::{self, HandList};
+use crate::api;
 use crate::i18n;
 use crate::labels::chips;
 use crate::route::Route;
