@@ -124,6 +124,10 @@ pub struct TableActor {
     clock: Option<ClockState>,
     banks: HashMap<PlayerId, Duration>,
     pre_actions: HashMap<u8, PreAction>,
+    /// Accounts whose seat a leave has freed. Their stack goes back to the balance after any
+    /// settlement the leave caused and before the broadcast that shows the seat empty, so a
+    /// client that sees itself gone finds its chips in its balance.
+    leavers: Vec<Uuid>,
     next_hand_at: Instant,
     draining: Vec<oneshot::Sender<()>>,
     stop_dealing: bool,
@@ -184,6 +188,7 @@ impl TableActor {
             clock: None,
             banks: HashMap::new(),
             pre_actions: HashMap::new(),
+            leavers: Vec::new(),
             next_hand_at: now,
             draining: Vec::new(),
             stop_dealing: false,
@@ -450,10 +455,11 @@ impl TableActor {
                 // Leaving on one's turn folds, which may end the hand: it must settle before
                 // the cash-out, which takes the seat's stack as the database holds it (else the
                 // seat row is gone, the settlement does not balance, and the hand is voided).
-                self.changed(events).await;
+                // `changed` keeps that order.
                 if leave != Leave::AfterHand {
-                    self.cash_out(account.id).await;
+                    self.leavers.push(account.id);
                 }
+                self.changed(events).await;
             }
             Request::Chat { text } => {
                 let name = seat
@@ -526,10 +532,12 @@ impl TableActor {
             }
             if self.hand.is_some() && !self.table.hand_running() {
                 self.finish_hand().await;
+                self.cash_out_leavers().await;
                 self.broadcast(&events);
                 self.after_hand().await;
                 return;
             }
+            self.cash_out_leavers().await;
             // The clock first, so the message carries the clock of the player now to act.
             self.restart_clock();
             self.broadcast(&events);
@@ -936,8 +944,13 @@ impl TableActor {
         self.publish_lobby();
     }
 
-    async fn cash_out(&mut self, account: Uuid) {
-        self.cash_out_seat(account).await;
+    async fn cash_out_leavers(&mut self) {
+        if self.leavers.is_empty() {
+            return;
+        }
+        for account in std::mem::take(&mut self.leavers) {
+            self.cash_out_seat(account).await;
+        }
         self.publish_lobby();
     }
 
