@@ -344,7 +344,9 @@ async fn serve(config: Config) -> anyhow::Result<ExitCode> {
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("binding {bind}"))?;
-    tracing::info!(%bind, "scoop listening");
+    // The address actually bound: with port 0 the system picks one, and tests read it here.
+    let addr = listener.local_addr().context("reading the bound address")?;
+    tracing::info!(%addr, "scoop listening");
 
     // Tables opened or closed with `scoop tables` are picked up within seconds.
     let tables = state.tables.clone();

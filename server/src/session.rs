@@ -1,7 +1,7 @@
 //! Sessions: a random 256-bit token in an HttpOnly, SameSite cookie, stored only as its
 //! SHA-256, rotated at login, deleted at logout, expired after inactivity.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::header::{COOKIE, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
@@ -106,14 +106,31 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = token_from(&parts.headers).ok_or(ApiError::Unauthorized)?;
-        let (id, username) = lookup(&state.pool, &token, state.config.session_idle_minutes)
+        <AuthUser as OptionalFromRequestParts<AppState>>::from_request_parts(parts, state)
             .await?
-            .ok_or(ApiError::Unauthorized)?;
-        Ok(AuthUser {
-            id,
-            username,
-            token,
-        })
+            .ok_or(ApiError::Unauthorized)
+    }
+}
+
+/// `Option<AuthUser>`: `None` for a visitor (no cookie, or a session that has ended); a
+/// database failure is still an error.
+impl OptionalFromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Option<Self>, ApiError> {
+        let Some(token) = token_from(&parts.headers) else {
+            return Ok(None);
+        };
+        let user = lookup(&state.pool, &token, state.config.session_idle_minutes)
+            .await?
+            .map(|(id, username)| AuthUser {
+                id,
+                username,
+                token,
+            });
+        Ok(user)
     }
 }

@@ -1,7 +1,26 @@
-//! Bodies of the HTTP API's list answers, shared by the server that writes them and the
-//! browser that reads them (the WebSocket messages are in `protocol`).
+//! Bodies of the HTTP API's answers, shared by the server that writes them and the browser
+//! that reads them (the WebSocket messages are in `protocol`).
 
 use serde::{Deserialize, Serialize};
+
+/// The logged-in account (`GET /api/me`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Me {
+    pub id: String,
+    pub username: String,
+    pub balance: i64,
+    /// Chips in front of the account at tables.
+    pub on_tables: i64,
+    /// Whether the free refill may be claimed now.
+    pub can_refill: bool,
+}
+
+/// Who is logged in, if anyone (`GET /api/session`). Unlike `/api/me`, which refuses a
+/// visitor with 401, this answers 200 either way, so a page can ask without a failed request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    pub user: Option<Me>,
+}
 
 /// One row of an account's ledger as the account holder sees it (`GET /api/ledger`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

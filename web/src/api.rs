@@ -25,15 +25,7 @@ impl ApiError {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Me {
-    pub username: String,
-    pub balance: i64,
-    #[serde(default)]
-    pub on_tables: i64,
-    #[serde(default)]
-    pub can_refill: bool,
-}
+pub use shared::api::{Me, Session};
 
 #[derive(Serialize)]
 pub struct Credentials<'a> {

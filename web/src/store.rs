@@ -101,8 +101,8 @@ impl Store {
     /// Reloads the account (balance changes after buy-ins, cash-outs and refills).
     pub fn refresh_user(self) {
         leptos::task::spawn_local(async move {
-            let me = api::get::<Me>("/api/me").await.ok();
-            self.user.set(me);
+            let me = api::get::<api::Session>("/api/session").await.ok();
+            self.user.set(me.and_then(|s| s.user));
             self.user_known.set(true);
         });
     }

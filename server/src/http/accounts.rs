@@ -2,13 +2,14 @@
 
 use std::net::SocketAddr;
 
-use axum::Router;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
+use shared::api::{Me, Session};
 use sqlx::Row;
 use uuid::Uuid;
 
@@ -23,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/login", post(login))
         .route("/api/logout", post(logout))
         .route("/api/me", get(me))
+        .route("/api/session", get(session_of))
 }
 
 #[derive(Deserialize)]
@@ -84,7 +86,7 @@ fn session_response(
     let mut headers = HeaderMap::new();
     let max_age = u64::from(state.config.session_idle_minutes) * 60;
     session::set_cookie(&mut headers, token, max_age, state.config.secure_cookies);
-    (status, headers, axum::Json(body)).into_response()
+    (status, headers, Json(body)).into_response()
 }
 
 async fn register(
@@ -241,7 +243,22 @@ async fn logout(
     Ok((StatusCode::NO_CONTENT, headers))
 }
 
-async fn me(State(state): State<AppState>, user: AuthUser) -> Result<impl IntoResponse, ApiError> {
+async fn me(State(state): State<AppState>, user: AuthUser) -> Result<Json<Me>, ApiError> {
+    Ok(Json(account(&state, user).await?))
+}
+
+async fn session_of(
+    State(state): State<AppState>,
+    user: Option<AuthUser>,
+) -> Result<Json<Session>, ApiError> {
+    let user = match user {
+        Some(user) => Some(account(&state, user).await?),
+        None => None,
+    };
+    Ok(Json(Session { user }))
+}
+
+async fn account(state: &AppState, user: AuthUser) -> Result<Me, ApiError> {
     let row = sqlx::query(
         "SELECT a.balance, coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = a.id), 0)::bigint, \
          (a.last_refill_at IS NULL OR a.last_refill_at <= now() - make_interval(hours => $2)) \
@@ -253,11 +270,11 @@ async fn me(State(state): State<AppState>, user: AuthUser) -> Result<impl IntoRe
     .await?;
     let (balance, on_tables, refill_due): (i64, i64, bool) = (row.get(0), row.get(1), row.get(2));
     let below = i64::try_from(state.config.refill_below).unwrap_or(i64::MAX);
-    Ok(axum::Json(json!({
-        "id": user.id,
-        "username": user.username,
-        "balance": balance,
-        "on_tables": on_tables,
-        "can_refill": refill_due && balance + on_tables < below,
-    })))
+    Ok(Me {
+        id: user.id.to_string(),
+        username: user.username,
+        balance,
+        on_tables,
+        can_refill: refill_due && balance + on_tables < below,
+    })
 }

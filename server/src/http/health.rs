@@ -1,5 +1,6 @@
 //! Health and metrics: `/healthz` answers 200 only when the database does; `/readyz` once
-//! tables are open; `/metrics` in Prometheus text format.
+//! tables are open, and 503 again from the moment a shutdown stops dealing (so a load
+//! balancer sends new players elsewhere); `/metrics` in Prometheus text format.
 
 use axum::Router;
 use axum::extract::State;
@@ -28,6 +29,9 @@ async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str) {
 }
 
 async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    if state.tables.draining() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down");
+    }
     let db = sqlx::query("SELECT 1").execute(&state.pool).await.is_ok();
     if db && state.metrics.tables.get() > 0 {
         (StatusCode::OK, "ready")

@@ -283,8 +283,9 @@ impl TableActor {
                         stale: false,
                     },
                 );
-                self.send_snapshot(conn);
+                // The lobby's spectator count first, so it is current once the watcher hears.
                 self.publish_lobby();
+                self.send_snapshot(conn);
             }
             Command::Unwatch { conn } => {
                 self.watchers.remove(&conn);

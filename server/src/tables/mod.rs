@@ -5,6 +5,7 @@ pub mod def;
 pub mod house_bots;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +34,8 @@ pub struct Tables {
     metrics: Arc<Metrics>,
     tables: RwLock<HashMap<String, TableHandle>>,
     pub lobby: broadcast::Sender<LobbyTable>,
+    /// Set once every table has been told to stop dealing (`/readyz` then answers 503).
+    draining: AtomicBool,
 }
 
 impl Tables {
@@ -58,6 +61,7 @@ impl Tables {
             metrics,
             tables: RwLock::new(HashMap::new()),
             lobby,
+            draining: AtomicBool::new(false),
         });
         tables.sync().await?;
         Ok(tables)
@@ -187,6 +191,11 @@ impl Tables {
         list
     }
 
+    /// Whether a shutdown has told every table to stop dealing.
+    pub fn draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+
     /// Stops dealing everywhere and waits (at most `limit`) for running hands to finish.
     pub async fn drain(&self, limit: Duration) {
         let senders: Vec<mpsc::Sender<Command>> = self
@@ -203,6 +212,9 @@ impl Tables {
                 waits.push(wait);
             }
         }
+        // Only now: a caller that sees the flag knows every table queued the stop before
+        // anything it sends next.
+        self.draining.store(true, Ordering::Release);
         let all = async {
             for w in waits {
                 let _ = w.await;

@@ -24,6 +24,29 @@ async fn register_logs_in_and_me_shows_the_play_chip_grant() {
 }
 
 #[tokio::test]
+async fn session_names_the_logged_in_account_and_answers_a_visitor_without_refusing() {
+    let app = spawn_app().await;
+    let visitor: Value = app
+        .get(&app.client(), "/api/session")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(visitor, json!({"user": null}));
+
+    let c = app.register("Sofia").await;
+    let session: Value = app.get(&c, "/api/session").await.json().await.unwrap();
+    let me: Value = app.get(&c, "/api/me").await.json().await.unwrap();
+    assert_eq!(session["user"], me);
+    assert_eq!(me["username"], "Sofia");
+
+    assert_eq!(app.post(&c, "/api/logout", &json!({})).await.status(), 204);
+    let r = app.get(&c, "/api/session").await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.json::<Value>().await.unwrap(), json!({"user": null}));
+}
+
+#[tokio::test]
 async fn bad_registrations_get_a_clear_400_and_write_nothing() {
     let app = spawn_app().await;
     let c = app.client();

@@ -1,7 +1,8 @@
 //! The real `scoop` binary, killed with SIGKILL in the middle of a hand and started again.
 
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use server::tables::def::{self, TableDef};
@@ -14,15 +15,41 @@ use sqlx::{PgPool, Row};
 use crate::helpers::{TestApp, fresh_database};
 use crate::ws::{connect, register};
 
-fn start(url: &str, addr: SocketAddr) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_scoop"))
+/// Starts `scoop serve` on a port the system picks and returns it with the address it bound
+/// (read from its JSON log, so no other test can take the port in between).
+fn start(url: &str) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scoop"))
         .arg("serve")
         .env("DATABASE_URL", url)
-        .env("SCOOP_BIND", addr.to_string())
+        .env("SCOOP_BIND", "127.0.0.1:0")
         .env("SCOOP_AUTH_PER_MINUTE", "1000")
-        .env("RUST_LOG", "warn")
+        .env("SCOOP_LOG_JSON", "true")
+        .env("RUST_LOG", "warn,scoop=info")
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("start scoop")
+        .expect("start scoop");
+    let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("scoop exited before listening")
+            .expect("read scoop's log");
+        eprintln!("{line}");
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if entry["fields"]["message"] == "scoop listening" {
+            let addr = entry["fields"]["addr"].as_str().expect("addr in the log");
+            break addr.parse().expect("a socket address");
+        }
+    };
+    // Keep draining the log so the child never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("{line}");
+        }
+    });
+    (child, addr)
 }
 
 async fn wait_healthy(addr: SocketAddr) {
@@ -67,11 +94,7 @@ async fn two_players_sitting(structure: Structure) -> Running {
     let mut t = TableDef::new("t", "t", structure, 5, 10);
     t.between_hands_ms = 50;
     def::upsert(&pool, &t).await.unwrap();
-    let addr = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
-    let child = start(&url, addr);
+    let (child, addr) = start(&url);
     wait_healthy(addr).await;
     let app = TestApp { addr, pool };
     let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
@@ -107,7 +130,6 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
         mut b,
     } = two_players_sitting(Structure::NoLimit).await;
     let pool = app.pool.clone();
-    let addr = app.addr;
     let running = a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
     let ServerMessage::Events { view, .. } = running else {
         unreachable!()
@@ -136,8 +158,10 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
         .get(0);
     assert_eq!(running, 1, "the killed hand is still on record as running");
 
-    let mut child = start(&url, addr);
+    let (mut child, addr) = start(&url);
     wait_healthy(addr).await;
+    let app = TestApp { addr, pool };
+    let pool = app.pool.clone();
     let statuses: Vec<String> = sqlx::query_scalar("SELECT status FROM hands ORDER BY number")
         .fetch_all(&pool)
         .await
@@ -184,6 +208,24 @@ async fn sigterm_lets_the_running_hand_finish_deals_no_new_one_and_exits() {
         .status()
         .unwrap();
     assert!(status.success());
+    // Once /readyz refuses, every table has queued the stop ahead of the actions below, so
+    // the hand they finish is the last one.
+    let http = reqwest::Client::new();
+    let mut ready = 200;
+    for _ in 0..100 {
+        ready = http
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        if ready == 503 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(ready, 503, "/readyz refuses once the shutdown has begun");
     // Both players finish the hand by checking and calling.
     tokio::join!(check_down(&mut a), check_down(&mut b));
     let exited = tokio::task::spawn_blocking(move || {
