@@ -116,6 +116,16 @@ impl TestApp {
         client.get(self.url(path)).send().await.expect("request")
     }
 
+    /// A GET carrying a session cookie (`scoop_session=…`) rather than a client's jar.
+    pub async fn get_as(&self, cookie: &str, path: &str) -> Response {
+        Client::new()
+            .get(self.url(path))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .expect("request")
+    }
+
     /// Registers `name` and returns its logged-in client.
     pub async fn register(&self, name: &str) -> Client {
         let c = self.client();

@@ -471,25 +471,13 @@ async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
     sit(&mut a, "t", 0, 500).await;
     sit(&mut b, "t", 1, 500).await;
     let _ = tokio::join!(play(&mut a, "t", 2), play(&mut b, "t", 2));
-    let http = reqwest::Client::new();
-    let list: Value = http
-        .get(app.url("/api/hands"))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get_as(&ann, "/api/hands").await.json().await.unwrap();
     let hands = list["hands"].as_array().unwrap();
     assert!(hands.len() >= 2);
     let id = hands[0]["id"].as_str().unwrap();
-    let hand: Value = http
-        .get(app.url(&format!("/api/hands/{id}")))
-        .header("cookie", &ann)
-        .send()
+    let hand: Value = app
+        .get_as(&ann, &format!("/api/hands/{id}"))
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -499,12 +487,9 @@ async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
         "the deck never leaves the server"
     );
     // Exports: PHH that `scoop replay` reads back to the recorded stacks, PokerStars text.
-    let phh = http
-        .get(app.url(&format!("/api/hands/{id}?format=phh")))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap();
+    let phh = app
+        .get_as(&ann, &format!("/api/hands/{id}?format=phh"))
+        .await;
     assert_eq!(phh.status(), 200);
     let phh = phh.text().await.unwrap();
     let parsed = server::phh::parse_file(&phh, "exported.phh")
@@ -516,36 +501,20 @@ async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
     if !phh.contains("????") {
         assert_eq!(replayed.ok(), parsed.finishing_stacks.clone(), "{phh}");
     }
-    let stars = http
-        .get(app.url(&format!("/api/hands/{id}?format=pokerstars")))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap();
+    let stars = app
+        .get_as(&ann, &format!("/api/hands/{id}?format=pokerstars"))
+        .await;
     let stars = stars.text().await.unwrap();
     assert!(stars.starts_with("PokerStars Hand #"), "{stars}");
     assert!(stars.contains("Dealt to ann ["), "{stars}");
-    let r = http
-        .get(app.url(&format!("/api/hands/{id}?format=xml")))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap();
+    let r = app
+        .get_as(&ann, &format!("/api/hands/{id}?format=xml"))
+        .await;
     assert_eq!(r.status(), 400);
     let carol = register(&app, "carol").await;
-    let r = http
-        .get(app.url(&format!("/api/hands/{id}")))
-        .header("cookie", &carol)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get_as(&carol, &format!("/api/hands/{id}")).await;
     assert_eq!(r.status(), 404);
-    let r = http
-        .get(app.url("/api/hands/not-a-uuid"))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get_as(&ann, "/api/hands/not-a-uuid").await;
     assert_eq!(r.status(), 404);
 }
 
@@ -674,15 +643,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     a.send(&ClientMessage::Leave { table: "t".into() }).await;
     a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].is_none()))
         .await;
-    let me: Value = reqwest::Client::new()
-        .get(app.url("/api/me"))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let me: Value = app.get_as(&ann, "/api/me").await.json().await.unwrap();
     assert_eq!(me["on_tables"], 0);
     app.assert_balanced().await;
 }
@@ -740,12 +701,9 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
     assert!(net < 0, "the leaver folded and lost a blind: {net}");
     // The leaver's whole stack from the end of the hand is back on the balance by the time the
     // table shows the seat empty.
-    let me: Value = reqwest::Client::new()
-        .get(app.url("/api/me"))
-        .header("cookie", leaver_cookie)
-        .send()
+    let me: Value = app
+        .get_as(leaver_cookie, "/api/me")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
