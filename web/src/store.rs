@@ -19,7 +19,7 @@ pub enum Conn {
 #[derive(Clone, Copy)]
 pub struct Store {
     pub user: RwSignal<Option<Me>>,
-    /// `/api/me` has answered once: until then "not logged in" is not known yet.
+    /// `/api/session` has answered once: until then "not logged in" is not known yet.
     pub user_known: RwSignal<bool>,
     pub conn: RwSignal<Conn>,
     pub lobby: RwSignal<Vec<LobbyTable>>,
@@ -101,8 +101,11 @@ impl Store {
     /// Reloads the account (balance changes after buy-ins, cash-outs and refills).
     pub fn refresh_user(self) {
         leptos::task::spawn_local(async move {
-            let me = api::get::<api::Session>("/api/session").await.ok();
-            self.user.set(me.and_then(|s| s.user));
+            // A visitor gets a 200 too, so a failure (network, server) says nothing about
+            // who is logged in: keep what the page knows rather than show a player logged out.
+            if let Ok(session) = api::get::<api::Session>("/api/session").await {
+                self.user.set(session.user);
+            }
             self.user_known.set(true);
         });
     }

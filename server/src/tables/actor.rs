@@ -124,10 +124,6 @@ pub struct TableActor {
     clock: Option<ClockState>,
     banks: HashMap<PlayerId, Duration>,
     pre_actions: HashMap<u8, PreAction>,
-    /// Accounts whose seat a leave has freed. Their stack goes back to the balance after any
-    /// settlement the leave caused and before the broadcast that shows the seat empty, so a
-    /// client that sees itself gone finds its chips in its balance.
-    leavers: Vec<Uuid>,
     next_hand_at: Instant,
     draining: Vec<oneshot::Sender<()>>,
     stop_dealing: bool,
@@ -188,7 +184,6 @@ impl TableActor {
             clock: None,
             banks: HashMap::new(),
             pre_actions: HashMap::new(),
-            leavers: Vec::new(),
             next_hand_at: now,
             draining: Vec::new(),
             stop_dealing: false,
@@ -456,11 +451,8 @@ impl TableActor {
                 // Leaving on one's turn folds, which may end the hand: it must settle before
                 // the cash-out, which takes the seat's stack as the database holds it (else the
                 // seat row is gone, the settlement does not balance, and the hand is voided).
-                // `changed` keeps that order.
-                if leave != Leave::AfterHand {
-                    self.leavers.push(account.id);
-                }
-                self.changed(events).await;
+                let freed = (leave != Leave::AfterHand).then_some(account.id);
+                self.changed_leaving(events, freed).await;
             }
             Request::Chat { text } => {
                 let name = seat
@@ -526,19 +518,31 @@ impl TableActor {
 
     /// After any change: persist a finished hand, tell every watcher, run the clock,
     /// pre-selected actions and bots.
-    async fn changed(&mut self, mut events: Vec<Event>) {
+    async fn changed(&mut self, events: Vec<Event>) {
+        self.changed_leaving(events, None).await;
+    }
+
+    /// `changed`, for a leave that freed the seat of `leaver`: its stack goes back to the
+    /// balance after any settlement the leave caused (which needs the seat's row) and before
+    /// the broadcast that shows the seat empty, so a client that sees itself gone finds its
+    /// chips in its balance.
+    async fn changed_leaving(&mut self, mut events: Vec<Event>, mut leaver: Option<Uuid>) {
         loop {
             if let Some(h) = &mut self.hand {
                 h.record.events.extend(events.iter().cloned());
             }
             if self.hand.is_some() && !self.table.hand_running() {
                 self.finish_hand().await;
-                self.cash_out_leavers().await;
+                if let Some(account) = leaver.take() {
+                    self.cash_out(account).await;
+                }
                 self.broadcast(&events);
                 self.after_hand().await;
                 return;
             }
-            self.cash_out_leavers().await;
+            if let Some(account) = leaver.take() {
+                self.cash_out(account).await;
+            }
             // The clock first, so the message carries the clock of the player now to act.
             self.restart_clock();
             self.broadcast(&events);
@@ -945,13 +949,8 @@ impl TableActor {
         self.publish_lobby();
     }
 
-    async fn cash_out_leavers(&mut self) {
-        if self.leavers.is_empty() {
-            return;
-        }
-        for account in std::mem::take(&mut self.leavers) {
-            self.cash_out_seat(account).await;
-        }
+    async fn cash_out(&mut self, account: Uuid) {
+        self.cash_out_seat(account).await;
         self.publish_lobby();
     }
 

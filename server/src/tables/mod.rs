@@ -34,6 +34,9 @@ pub struct Tables {
     metrics: Arc<Metrics>,
     tables: RwLock<HashMap<String, TableHandle>>,
     pub lobby: broadcast::Sender<LobbyTable>,
+    /// Set (under the `tables` lock) when a shutdown begins: `sync` opens no table after it,
+    /// so none can miss the stop.
+    stopping: AtomicBool,
     /// Set once every table has been told to stop dealing (`/readyz` then answers 503).
     draining: AtomicBool,
 }
@@ -61,6 +64,7 @@ impl Tables {
             metrics,
             tables: RwLock::new(HashMap::new()),
             lobby,
+            stopping: AtomicBool::new(false),
             draining: AtomicBool::new(false),
         });
         tables.sync().await?;
@@ -71,6 +75,9 @@ impl Tables {
     pub async fn sync(&self) -> Result<(), DefError> {
         let open = def::open_tables(&self.pool).await?;
         let mut tables = self.tables.write().await;
+        if self.stopping.load(Ordering::Acquire) {
+            return Ok(());
+        }
         for d in &open {
             if !tables.contains_key(&d.id) {
                 match self.spawn(d).await {
@@ -198,13 +205,11 @@ impl Tables {
 
     /// Stops dealing everywhere and waits (at most `limit`) for running hands to finish.
     pub async fn drain(&self, limit: Duration) {
-        let senders: Vec<mpsc::Sender<Command>> = self
-            .tables
-            .read()
-            .await
-            .values()
-            .map(|h| h.tx.clone())
-            .collect();
+        let senders: Vec<mpsc::Sender<Command>> = {
+            let tables = self.tables.write().await;
+            self.stopping.store(true, Ordering::Release);
+            tables.values().map(|h| h.tx.clone()).collect()
+        };
         let mut waits = Vec::new();
         for tx in senders {
             let (done, wait) = oneshot::channel();

@@ -33,6 +33,11 @@ async fn session_names_the_logged_in_account_and_answers_a_visitor_without_refus
         .await
         .unwrap();
     assert_eq!(visitor, json!({"user": null}));
+    for cookie in ["scoop_session=garbage", "scoop_session=", "other=1"] {
+        let r = app.get_as(cookie, "/api/session").await;
+        assert_eq!(r.status(), 200, "{cookie}");
+        assert_eq!(r.json::<Value>().await.unwrap(), json!({"user": null}));
+    }
 
     let c = app.register("Sofia").await;
     let session: Value = app.get(&c, "/api/session").await.json().await.unwrap();
@@ -40,8 +45,16 @@ async fn session_names_the_logged_in_account_and_answers_a_visitor_without_refus
     assert_eq!(session["user"], me);
     assert_eq!(me["username"], "Sofia");
 
-    assert_eq!(app.post(&c, "/api/logout", &json!({})).await.status(), 204);
-    let r = app.get(&c, "/api/session").await;
+    // A session that has ended is a visitor, even when the browser still sends its cookie.
+    let cookie = crate::ws::register(&app, "Marco").await;
+    let r = reqwest::Client::new()
+        .post(app.url("/api/logout"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let r = app.get_as(&cookie, "/api/session").await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.json::<Value>().await.unwrap(), json!({"user": null}));
 }

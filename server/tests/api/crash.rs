@@ -28,27 +28,29 @@ fn start(url: &str) -> (Child, SocketAddr) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start scoop");
-    let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("scoop exited before listening")
-            .expect("read scoop's log");
-        eprintln!("{line}");
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        if entry["fields"]["message"] == "scoop listening" {
-            let addr = entry["fields"]["addr"].as_str().expect("addr in the log");
-            break addr.parse().expect("a socket address");
-        }
-    };
-    // Keep draining the log so the child never blocks on a full pipe.
+    // A thread reads the log (and keeps draining it, so the child never blocks on a full
+    // pipe); the test waits for the address with a deadline, so a server that hangs before
+    // listening fails the test instead of stalling it.
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (found, listening) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             eprintln!("{line}");
+            let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if entry["fields"]["message"] == "scoop listening"
+                && let Some(addr) = entry["fields"]["addr"].as_str()
+            {
+                let _ = found.send(addr.to_string());
+            }
         }
     });
+    let addr = listening
+        .recv_timeout(Duration::from_secs(60))
+        .expect("scoop logs its address within 60 s")
+        .parse()
+        .expect("a socket address");
     (child, addr)
 }
 
