@@ -300,3 +300,25 @@ async fn check_down(c: &mut crate::ws::Client) {
         }
     }
 }
+
+#[tokio::test]
+async fn a_table_opened_during_a_shutdown_is_not_started() {
+    let (pool, _) = fresh_database().await;
+    def::upsert(&pool, &TableDef::new("a", "a", Structure::NoLimit, 5, 10))
+        .await
+        .unwrap();
+    let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
+    let tables = server::tables::Tables::start(pool.clone(), metrics, None)
+        .await
+        .unwrap();
+    assert!(!tables.draining());
+    tables.drain(Duration::from_secs(5)).await;
+    assert!(tables.draining(), "/readyz refuses from here on");
+    // `scoop tables add` while the grace period runs: the table would never hear the stop.
+    def::upsert(&pool, &TableDef::new("b", "b", Structure::NoLimit, 5, 10))
+        .await
+        .unwrap();
+    tables.sync().await.unwrap();
+    let open: Vec<String> = tables.lobby().await.into_iter().map(|t| t.id).collect();
+    assert_eq!(open, vec!["a".to_string()]);
+}
