@@ -47,12 +47,7 @@ async fn session_names_the_logged_in_account_and_answers_a_visitor_without_refus
 
     // A session that has ended is a visitor, even when the browser still sends its cookie.
     let cookie = crate::ws::register(&app, "Marco").await;
-    let r = reqwest::Client::new()
-        .post(app.url("/api/logout"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
+    let r = app.logout_as(&cookie).await;
     assert_eq!(r.status(), 204);
     let r = app.get_as(&cookie, "/api/session").await;
     assert_eq!(r.status(), 200);

@@ -28,6 +28,17 @@ async fn balance(pool: &PgPool, id: Uuid) -> i64 {
         .get(0)
 }
 
+/// A hand's final stacks from `(seat, account, stack)`.
+fn finals(rows: &[(u8, Uuid, u64)]) -> Vec<FinalStack> {
+    rows.iter()
+        .map(|&(seat, account, stack)| FinalStack {
+            seat,
+            account,
+            stack,
+        })
+        .collect()
+}
+
 async fn assert_balanced(pool: &PgPool) {
     let a = chips::audit(pool).await.unwrap();
     assert!(a.balanced(), "chips created or lost: {a:?}");
@@ -195,35 +206,13 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     )
     .await
     .unwrap();
-    let bad = [
-        FinalStack {
-            seat: 0,
-            account: a,
-            stack: 700,
-        },
-        FinalStack {
-            seat: 1,
-            account: b,
-            stack: 400,
-        },
-    ];
+    let bad = finals(&[(0, a, 700), (1, b, 400)]);
     assert!(matches!(
         settle_hand(&pool, hand, "t", &bad, 0, &json!([])).await,
         Err(ChipsError::Unbalanced(_))
     ));
     // Stacks that add up but name a player who is not in that seat.
-    let stranger = [
-        FinalStack {
-            seat: 0,
-            account: b,
-            stack: 500,
-        },
-        FinalStack {
-            seat: 1,
-            account: a,
-            stack: 500,
-        },
-    ];
+    let stranger = finals(&[(0, b, 500), (1, a, 500)]);
     assert!(matches!(
         settle_hand(&pool, hand, "t", &stranger, 0, &json!([])).await,
         Err(ChipsError::Unbalanced(_))
@@ -234,18 +223,7 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
         .await
         .unwrap();
     assert_eq!(status, "running", "a refused settlement writes nothing");
-    let good = [
-        FinalStack {
-            seat: 0,
-            account: a,
-            stack: 690,
-        },
-        FinalStack {
-            seat: 1,
-            account: b,
-            stack: 300,
-        },
-    ];
+    let good = finals(&[(0, a, 690), (1, b, 300)]);
     assert_eq!(
         settle_hand(&pool, hand, "t", &good, 10, &json!([]))
             .await

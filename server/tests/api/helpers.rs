@@ -126,6 +126,16 @@ impl TestApp {
             .expect("request")
     }
 
+    /// `POST /api/logout` with a session cookie, as a browser that keeps sending it.
+    pub async fn logout_as(&self, cookie: &str) -> Response {
+        Client::new()
+            .post(self.url("/api/logout"))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .expect("request")
+    }
+
     /// Registers `name` and returns its logged-in client.
     pub async fn register(&self, name: &str) -> Client {
         let c = self.client();

@@ -23,6 +23,32 @@ fn quick_table(id: &str, structure: Structure) -> TableDef {
     t
 }
 
+/// ann in seat 0 and bob in seat 1 of the one table `def`, each bought in for `buy_in`.
+struct HeadsUp {
+    app: TestApp,
+    ann: String,
+    bob: String,
+    a: Client,
+    b: Client,
+}
+
+async fn heads_up(def: TableDef, buy_in: u64) -> HeadsUp {
+    let table = def.id.clone();
+    let app = spawn_tables(&[def], |_| {}).await;
+    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
+    let mut a = connect(&app, Some(&ann)).await;
+    let mut b = connect(&app, Some(&bob)).await;
+    sit(&mut a, &table, 0, buy_in).await;
+    sit(&mut b, &table, 1, buy_in).await;
+    HeadsUp {
+        app,
+        ann,
+        bob,
+        a,
+        b,
+    }
+}
+
 /// Plays whatever is legal for `c` (check, else call) until it has seen `hands` hands end.
 async fn play(c: &mut Client, table: &str, hands: usize) {
     let mut ended = 0;
@@ -220,12 +246,10 @@ async fn clock_expiry_checks_or_folds_and_sits_the_player_out() {
     let mut def = quick_table("t", Structure::NoLimit);
     def.clock_secs = 1;
     def.time_bank_secs = 0;
-    let app = spawn_tables(&[def], |_| {}).await;
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    sit(&mut a, "t", 0, 500).await;
-    sit(&mut b, "t", 1, 500).await;
+    // bob's socket stays open (`_b`), so only the clock acts.
+    let HeadsUp {
+        app, mut a, b: _b, ..
+    } = heads_up(def, 500).await;
     // Nobody acts. Heads-up the button (small blind) acts first, faces the big blind: folds.
     let msg = a
         .until(|m| {
@@ -389,12 +413,7 @@ async fn logout_closes_that_users_sockets() {
     let ann = register(&app, "ann").await;
     let mut a = connect(&app, Some(&ann)).await;
     a.watch("t").await;
-    let r = reqwest::Client::new()
-        .post(app.url("/api/logout"))
-        .header("cookie", &ann)
-        .send()
-        .await
-        .unwrap();
+    let r = app.logout_as(&ann).await;
     assert_eq!(r.status(), 204);
     a.until(|m| matches!(m, ServerMessage::SessionEnded)).await;
 }
@@ -464,12 +483,13 @@ async fn lobby_lists_tables_pushes_updates_and_stops_on_unsubscribe() {
 
 #[tokio::test]
 async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
-    let app = spawn_tables(&[quick_table("t", Structure::NoLimit)], |_| {}).await;
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    sit(&mut a, "t", 0, 500).await;
-    sit(&mut b, "t", 1, 500).await;
+    let HeadsUp {
+        app,
+        ann,
+        mut a,
+        mut b,
+        ..
+    } = heads_up(quick_table("t", Structure::NoLimit), 500).await;
     let _ = tokio::join!(play(&mut a, "t", 2), play(&mut b, "t", 2));
     let list: Value = app.get_as(&ann, "/api/hands").await.json().await.unwrap();
     let hands = list["hands"].as_array().unwrap();
@@ -551,12 +571,13 @@ async fn a_lone_visitor_plays_at_once_against_house_bots_at_a_practice_table() {
 async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     let mut def = quick_table("t", Structure::FixedLimit);
     def.between_hands_ms = 60_000; // one hand, then time to top up and leave
-    let app = spawn_tables(&[def], |_| {}).await;
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    sit(&mut a, "t", 0, 200).await;
-    sit(&mut b, "t", 1, 200).await;
+    let HeadsUp {
+        app,
+        ann,
+        mut a,
+        mut b,
+        ..
+    } = heads_up(def, 200).await;
     let view = a.hand_running().await;
     // Whoever is not to act pre-selects "check/fold"; the one to act raises: the pre-selection folds.
     let (actor, waiter, waiter_seat) = if view.to_act == Some(0) {
@@ -652,12 +673,13 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
 async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
     let mut def = quick_table("t", Structure::NoLimit);
     def.between_hands_ms = 60_000; // one hand only
-    let app = spawn_tables(&[def], |_| {}).await;
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    sit(&mut a, "t", 0, 200).await;
-    sit(&mut b, "t", 1, 200).await;
+    let HeadsUp {
+        app,
+        ann,
+        bob,
+        mut a,
+        mut b,
+    } = heads_up(def, 200).await;
     let view = a.hand_running().await;
     // Heads-up, the player to act leaves: the fold ends the hand and the other one wins it.
     let (leaver, leaver_name, leaver_cookie, stayer) = if view.to_act == Some(0) {
