@@ -1,4 +1,4 @@
-//! The table's betting rules: structure, stakes, rake (RULES.md §4-§5, §3.6).
+//! The table's betting rules: structure, stakes, rake (docs/rules.md §4-§5, §3.6).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -63,7 +63,7 @@ pub enum StakesError {
 
 impl Stakes {
     /// Fixed limit at `small_bet`/`2 × small_bet`: big blind = small bet, small blind = half
-    /// of it rounded down (RULES.md §4; seed 000: $2-4 → $1 small blind).
+    /// of it rounded down (docs/rules.md §4; seed 000: $2-4 → $1 small blind).
     pub fn fixed_limit(small_bet: Chips) -> Stakes {
         Stakes {
             structure: Structure::FixedLimit,

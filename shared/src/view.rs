@@ -1,4 +1,4 @@
-//! The one place where game state becomes what a client may see (RULES.md §10).
+//! The one place where game state becomes what a client may see (docs/rules.md §10).
 //!
 //! Architecture invariant: every card that leaves the server passes through [`project`] or
 //! [`table_view`]. A player sees their own hole cards and cards turned face up; a spectator

@@ -440,7 +440,7 @@ fn check_against_fixture(name: &str) {
     ] {
         assert_eq!(ours.get(field), theirs.get(field), "{name}: {field}");
     }
-    // Scoop mucks a hand that wins nothing (RULES.md §6) where pokerkit's generator shows
+    // Scoop mucks a hand that wins nothing (docs/rules.md §6) where pokerkit's generator shows
     // every hand, so only who reaches the showdown is compared.
     let sorted_shows = |actions: Vec<String>| -> Vec<String> {
         let mut actions: Vec<String> = actions

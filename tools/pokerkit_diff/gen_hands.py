@@ -3,9 +3,9 @@
 
 Plays random complete hands with pokerkit 0.7.7 (FO/8, PO/8, NO/8; 2..10
 players; short stacks, all-ins, side pots), keeps every chosen action inside
-what the house rules (../../../shared/RULES.md in the team folder) allow, and
+what the house rules (docs/rules.md) allow, and
 writes them as PHH with ``finishing_stacks`` computed under OUR settlement
-rules (RULES.md section 3), not pokerkit's raw result.
+rules (docs/rules.md section 3), not pokerkit's raw result.
 
     gen_hands.py --hands N --seed S --out DIR [--one-per-hand]
 
@@ -157,7 +157,7 @@ class DisagreementLog:
 
 
 # --------------------------------------------------------------------------
-# House betting model for one betting round (RULES.md section 5).
+# House betting model for one betting round (docs/rules.md section 5).
 # --------------------------------------------------------------------------
 
 @dataclass
@@ -241,7 +241,7 @@ class RoundModel:
 
 
 # --------------------------------------------------------------------------
-# Settlement (RULES.md section 3), plus a switchable emulation of pokerkit's
+# Settlement (docs/rules.md section 3), plus a switchable emulation of pokerkit's
 # rules so differences can be attributed to a cause.
 # --------------------------------------------------------------------------
 

@@ -75,7 +75,7 @@ FIXTURES = [
             'p1 = big blind, p2 = button/small blind. Checked down, pot 30.',
             'Board As2d3c Kh Qs: both hold 4-5, so both have the 5-high',
             'straight for high AND 5-4-3-2-A for low.',
-            'House (RULES 3.3): the very same players win high and low, so the',
+            'House (docs/rules.md §3.3): the very same players win high and low, so the',
             'pot is divided as one: 15/15, stacks unchanged at 100, 100.',
             'pokerkit divides each 15-chip half 8/7 with both odd chips to p1:',
             '101, 99.',

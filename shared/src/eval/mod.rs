@@ -1,4 +1,4 @@
-//! Omaha Hi/Lo 8-or-better hand evaluation (RULES.md §2): each hand uses exactly two hole
+//! Omaha Hi/Lo 8-or-better hand evaluation (docs/rules.md §2): each hand uses exactly two hole
 //! cards and exactly three board cards, for the high and for the low separately.
 //!
 //! The fast path ([`evaluate`], [`BoardEval`]) never enumerates the 60 two-plus-three

@@ -72,7 +72,7 @@ impl HandRecord {
     ///
     /// Operator only (audits, disputes, replaying a hand through `scoop replay`): it bypasses
     /// the per-viewer projection, so it must never be sent to, or exported for, a player or a
-    /// spectator (RULES.md §10).
+    /// spectator (docs/rules.md §10).
     pub fn complete(&self) -> HandView {
         self.view_with(|e| match e {
             Event::HoleCards { seat, cards } => ViewEvent::Dealt(Dealt {

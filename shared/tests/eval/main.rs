@@ -1,4 +1,4 @@
-//! The evaluator through its public API: the rules it must follow (RULES.md §2), the seeds'
+//! The evaluator through its public API: the rules it must follow (docs/rules.md §2), the seeds'
 //! worked examples, labels, agreement with the brute-force reference, and symmetries.
 
 mod labels;

@@ -1,4 +1,4 @@
-//! RULES.md §2, one test per rule.
+//! docs/rules.md §2, one test per rule.
 
 use shared::eval::{self, HandCategory};
 
@@ -24,7 +24,7 @@ fn rule_2_five_suited_board_and_one_suited_hole_card_is_no_flush() {
     assert_eq!(high.category(), HandCategory::HighCard);
 }
 
-/// RULES.md says "a board pair plus one hole card is not trips", but with a board pair and one
+/// docs/rules.md says "a board pair plus one hole card is not trips", but with a board pair and one
 /// matching hole card the player uses that card, any other hole card as a kicker, the pair and
 /// one more board card: exactly two plus exactly three, and three of a kind. What one hole card
 /// cannot do is complete a board two pair into a full house (next test).
