@@ -709,17 +709,25 @@ impl Hand {
         if !p.can_act() {
             return false;
         }
+        let others_can_act = self
+            .players
+            .iter()
+            .enumerate()
+            .any(|(j, q)| j != i && q.can_act());
         if p.bet < self.current_bet {
-            return true;
+            // Facing only all-in players whose bets this player already covers (a big blind
+            // all-in for no more than the small blind), a call or a fold changes nothing that
+            // matters: there is no decision (docs/rules.md §5.9).
+            return others_can_act
+                || self
+                    .players
+                    .iter()
+                    .enumerate()
+                    .any(|(j, q)| j != i && !q.folded && q.bet > p.bet);
         }
         // A matched player who has not acted yet (the big blind's option) acts only if
         // somebody could still answer a raise.
-        p.acted_at.is_none()
-            && self
-                .players
-                .iter()
-                .enumerate()
-                .any(|(j, q)| j != i && q.can_act())
+        p.acted_at.is_none() && others_can_act
     }
 
     /// The first player from index `start` on (wrapping) who must act.
@@ -769,24 +777,16 @@ impl Hand {
         self.gather(events);
         let able = self.players.iter().filter(|p| p.can_act()).count();
         if self.street == Street::River {
+            // Called all-in on the river: every hand is turned up, as after an earlier all-in
+            // (TDA 16; docs/rules.md §6.3), so a losing caller may not muck.
+            if self.shown.is_empty() && self.players.iter().any(|p| !p.folded && p.all_in()) {
+                self.turn_face_up(events);
+            }
             self.settle(events);
             return;
         }
         if able < 2 {
-            self.shown = self
-                .players
-                .iter()
-                .filter(|p| !p.folded)
-                .map(|p| p.seat)
-                .collect();
-            events.push(Event::HandsFaceUp {
-                hands: self
-                    .players
-                    .iter()
-                    .filter(|p| !p.folded)
-                    .map(|p| (p.seat, p.hole))
-                    .collect(),
-            });
+            self.turn_face_up(events);
             while self.street != Street::River {
                 self.deal_street(events);
             }
@@ -803,6 +803,24 @@ impl Hand {
         if self.to_act.is_none() {
             self.end_round(events);
         }
+    }
+
+    /// Betting is over with an all-in player: every live hand is shown at once.
+    fn turn_face_up(&mut self, events: &mut Vec<Event>) {
+        self.shown = self
+            .players
+            .iter()
+            .filter(|p| !p.folded)
+            .map(|p| p.seat)
+            .collect();
+        events.push(Event::HandsFaceUp {
+            hands: self
+                .players
+                .iter()
+                .filter(|p| !p.folded)
+                .map(|p| (p.seat, p.hole))
+                .collect(),
+        });
     }
 
     fn deal_street(&mut self, events: &mut Vec<Event>) {
@@ -927,7 +945,7 @@ impl Hand {
         });
     }
 
-    /// Showdown order (RULES.md §6): after an all-in everything is already face up; otherwise
+    /// Showdown order (docs/rules.md §6): after an all-in everything is already face up; otherwise
     /// the last river aggressor, or the first live player left of the button, shows first, then
     /// clockwise; a later hand is shown only if it wins part of a pot, and mucked otherwise.
     fn reveal(

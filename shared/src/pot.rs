@@ -1,5 +1,5 @@
 //! Pots: forming the main and side pots from what each player put in, and splitting one pot
-//! between high and low under the house rules (RULES.md §3).
+//! between high and low under the house rules (docs/rules.md §3).
 
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +24,9 @@ pub struct Contribution {
 
 /// Layers the contributions into pots at each all-in level of a live player. Folded players'
 /// chips stay in the layers they reached. Chips above the highest live level (which the
-/// uncalled-bet return normally prevents) join the top pot rather than vanish.
+/// uncalled-bet return normally prevents) join the top pot rather than vanish; when no live
+/// player put anything in (a walk whose only chips are a dead small blind, docs/rules.md §3.7), those
+/// chips form one pot for every live player, so no chip is ever left without a winner.
 pub fn build_pots(contributions: &[Contribution]) -> Vec<Pot> {
     let mut levels: Vec<Chips> = contributions
         .iter()
@@ -62,7 +64,11 @@ pub fn build_pots(contributions: &[Contribution]) -> Vec<Pot> {
             Some(last) => last.amount += above,
             None => pots.push(Pot {
                 amount: above,
-                eligible: Vec::new(),
+                eligible: contributions
+                    .iter()
+                    .filter(|c| !c.folded)
+                    .map(|c| c.seat)
+                    .collect(),
             }),
         }
     }

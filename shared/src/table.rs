@@ -1,5 +1,5 @@
 //! A table across hands: seats, buy-ins, the dead button, blinds owed and sitting out
-//! (RULES.md §4 and §7). The table decides who is dealt in and who posts what, then runs one
+//! (docs/rules.md §4 and §7). The table decides who is dealt in and who posts what, then runs one
 //! [`Hand`] at a time.
 
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,7 @@ pub enum ConfigError {
 }
 
 impl TableConfig {
-    /// Defaults of RULES.md §7: buy-in from 10 to 100 small bets (big blinds in pot and no
+    /// Defaults of docs/rules.md §7: buy-in from 10 to 100 small bets (big blinds in pot and no
     /// limit), stood up after 10 hands sat out.
     pub fn new(stakes: Stakes, seats: u8) -> TableConfig {
         let unit = stakes.buy_in_unit();
@@ -137,6 +137,29 @@ pub struct Positions {
     pub big_blind: u8,
 }
 
+/// Blinds a player who left still owes at this table (docs/rules.md §7.5, §7.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Debt {
+    player: PlayerId,
+    missed_big: bool,
+    missed_small: bool,
+    /// Hands still to be dealt before the table forgets the debt.
+    hands_left: u32,
+}
+
+/// How the running (or last) hand's positions were chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deal {
+    /// The table's first hand: everyone ready is dealt in.
+    Fresh,
+    /// The big blind moved on one seat and players came in by position (docs/rules.md §4.4).
+    Positional,
+    /// Nobody could come in by position, so every ready player was dealt in as at a fresh
+    /// table, the big blind still moving on one seat (docs/rules.md §7.12).
+    Restart,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
     config: TableConfig,
@@ -145,6 +168,18 @@ pub struct Table {
     hand: Option<Hand>,
     /// Positions of the running hand, committed to `last` when it ends.
     current: Option<Positions>,
+    deal: Option<Deal>,
+    debts: Vec<Debt>,
+}
+
+/// What the next hand will be: positions, who is dealt in and posts what.
+struct Plan {
+    positions: Positions,
+    /// The seat the small blind fell on by the dead-button rule, before a heads-up hand moves
+    /// it to the button: a player sitting out there misses it.
+    small_blind_seat: u8,
+    entrants: Vec<Entrant>,
+    deal: Deal,
 }
 
 /// What leaving did.
@@ -166,7 +201,22 @@ impl Table {
             last: None,
             hand: None,
             current: None,
+            deal: None,
+            debts: Vec::new(),
         })
+    }
+
+    /// How the running or last hand was dealt.
+    pub fn deal(&self) -> Option<Deal> {
+        self.deal
+    }
+
+    /// Blinds a player who is not seated still owes here: `(missed_big, missed_small)`.
+    pub fn owed_by(&self, player: PlayerId) -> Option<(bool, bool)> {
+        self.debts
+            .iter()
+            .find(|d| d.player == player)
+            .map(|d| (d.missed_big, d.missed_small))
     }
 
     pub fn config(&self) -> &TableConfig {
@@ -249,11 +299,33 @@ impl Table {
                 max,
             });
         }
-        self.seat_player(seat, player, name, buy_in, SeatStatus::Waiting { post_now })
+        self.seat_player(seat, player, name, buy_in, SeatStatus::Waiting { post_now })?;
+        // No one escapes a blind by changing seats: what was owed comes back with the player.
+        if let Some(i) = self.debts.iter().position(|d| d.player == player) {
+            let debt = self.debts.swap_remove(i);
+            if let Some(Some(s)) = self.seats.get_mut(seat as usize) {
+                s.missed_big = debt.missed_big;
+                s.missed_small = debt.missed_small;
+            }
+        }
+        Ok(())
+    }
+
+    /// Remembers what a departing player owes, for as long as a sat-out player may stay seated.
+    fn remember_debt(&mut self, seat: &Seat) {
+        if (seat.missed_big || seat.missed_small) && self.config.max_hands_sat_out > 0 {
+            self.debts.retain(|d| d.player != seat.player);
+            self.debts.push(Debt {
+                player: seat.player,
+                missed_big: seat.missed_big,
+                missed_small: seat.missed_small,
+                hands_left: self.config.max_hands_sat_out,
+            });
+        }
     }
 
     /// Puts back a player who was seated when the server stopped, with the stack the
-    /// database holds, sitting out until they return (RULES.md §9). Buy-in limits do not
+    /// database holds, sitting out until they return (docs/rules.md §9). Buy-in limits do not
     /// apply: the chips were already at the table.
     pub fn restore_seat(
         &mut self,
@@ -320,7 +392,9 @@ impl Table {
             self.seat_mut(seat)?.leaving = true;
             return Ok((Leave::AfterHand, Vec::new()));
         }
-        self.seats[seat as usize] = None;
+        if let Some(s) = self.seats[seat as usize].take() {
+            self.remember_debt(&s);
+        }
         Ok((Leave::Now(stack), Vec::new()))
     }
 
@@ -329,7 +403,10 @@ impl Table {
             return Leave::AfterHand;
         }
         match self.seats[seat as usize].take() {
-            Some(s) => Leave::Now(s.stack),
+            Some(s) => {
+                self.remember_debt(&s);
+                Leave::Now(s.stack)
+            }
             None => Leave::Now(0),
         }
     }
@@ -416,19 +493,20 @@ impl Table {
         if self.hand_running() {
             return Err(TableError::HandRunning);
         }
-        let (positions, entrants) = self.plan()?;
+        let plan = self.plan()?;
+        let positions = plan.positions;
         let setup = HandSetup {
             stakes: self.config.stakes,
             button: positions.button,
             big_blind_seat: positions.big_blind,
-            entrants: entrants.clone(),
+            entrants: plan.entrants.clone(),
         };
         let (hand, events) = Hand::start(setup, deck)?;
 
         // The plan succeeded: commit seat states.
         let last_bb = self.last.map(|p| p.big_blind);
         for i in 0..self.seats.len() as u8 {
-            let dealt = entrants.iter().find(|e| e.seat == i).copied();
+            let dealt = plan.entrants.iter().find(|e| e.seat == i).copied();
             let passed = last_bb.is_some_and(|l| self.between(l, positions.big_blind, i))
                 || i == positions.big_blind;
             let Some(s) = self.seats[i as usize].as_mut() else {
@@ -438,8 +516,10 @@ impl Table {
                 Some(e) => {
                     s.status = SeatStatus::Playing;
                     s.hands_sat_out = 0;
+                    // A restart is a new game: nothing owed from before it is still owed.
                     if matches!(e.post, Post::BigBlind | Post::BigAndDeadSmall)
                         || i == positions.big_blind
+                        || plan.deal == Deal::Restart
                     {
                         s.missed_big = false;
                         s.missed_small = false;
@@ -454,80 +534,85 @@ impl Table {
                     if passed {
                         s.missed_big = true;
                     }
-                    if i == positions.small_blind {
+                    if i == plan.small_blind_seat {
                         s.missed_small = true;
                     }
                 }
                 None => {}
             }
         }
+        for d in &mut self.debts {
+            d.hands_left = d.hands_left.saturating_sub(1);
+        }
+        self.debts.retain(|d| d.hands_left > 0);
         self.current = Some(positions);
+        self.deal = Some(plan.deal);
         self.hand = Some(hand);
         let mut events = events;
         events.extend(self.fold_absent());
         Ok(events)
     }
 
-    /// Decides positions and entrants without changing anything.
-    fn plan(&self) -> Result<(Positions, Vec<Entrant>), TableError> {
-        let candidate = |_: u8, s: &Seat| s.stack > 0 && s.status != SeatStatus::SittingOut;
-        let Some(first) = self.next_seat(self.seats.len() as u8 - 1, candidate) else {
-            return Err(TableError::NotEnoughPlayers);
-        };
-        let (button, small_blind, big_blind) = match self.last {
-            None => {
-                // A fresh table: everyone ready is dealt in; the button starts at the first.
-                let second = self
-                    .next_seat(first, candidate)
-                    .ok_or(TableError::NotEnoughPlayers)?;
-                if self.seats().filter(|&(i, s)| candidate(i, s)).count() == 2 {
-                    (first, first, second)
-                } else {
-                    let bb = self
-                        .next_seat(second, candidate)
-                        .ok_or(TableError::NotEnoughPlayers)?;
-                    (first, second, bb)
-                }
-            }
-            Some(last) => {
-                let bb = self
-                    .next_seat(last.big_blind, candidate)
-                    .ok_or(TableError::NotEnoughPlayers)?;
-                let sb = last.big_blind;
-                let n = self.seats.len() as u8;
-                let button = if last.small_blind == sb || last.small_blind == bb {
-                    // Coming out of heads-up the old small blind is the new big blind or
-                    // small blind: the button sits just before the small blind.
-                    (sb + n - 1) % n
-                } else {
-                    last.small_blind
-                };
-                (button, sb, bb)
-            }
-        };
+    /// Seated with chips and not sitting out: the big blind stops here, and a restart deals
+    /// this player in.
+    fn ready(seat: &Seat) -> bool {
+        seat.stack > 0 && seat.status != SeatStatus::SittingOut
+    }
 
-        let fresh = self.last.is_none();
+    /// Decides positions and entrants without changing anything.
+    fn plan(&self) -> Result<Plan, TableError> {
+        let ready = |_: u8, s: &Seat| Self::ready(s);
+        if self.seats().filter(|(_, s)| Self::ready(s)).count() < 2 {
+            return Err(TableError::NotEnoughPlayers);
+        }
+        let Some(last) = self.last else {
+            return self.fresh_plan();
+        };
+        // Dead button (docs/rules.md §4.4): the big blind moves on one ready seat, the small blind
+        // falls on the last big blind's seat and the button on the last small blind's.
+        let big_blind = self
+            .next_seat(last.big_blind, ready)
+            .ok_or(TableError::NotEnoughPlayers)?;
+        let small_blind = last.big_blind;
+        let n = self.seats.len() as u8;
+        let moved_normally = (big_blind == last.button
+            || self.between(last.big_blind, last.button, big_blind))
+            && big_blind != last.small_blind;
+        let button = if moved_normally {
+            last.small_blind
+        } else {
+            // The big blind had to move past the button (everyone from the last big blind
+            // round to the button left or sat out): the button sits just before the small
+            // blind, so the order button, small blind, big blind still holds.
+            (small_blind + n - 1) % n
+        };
+        let positions = Positions {
+            button,
+            small_blind,
+            big_blind,
+        };
+        let next_big_blind = self.next_seat(big_blind, ready);
         let mut entrants: Vec<Entrant> = Vec::new();
         for (i, s) in self.seats() {
-            if s.stack == 0 {
+            if !Self::ready(s) {
                 continue;
             }
             let post = match s.status {
-                SeatStatus::SittingOut => continue,
                 _ if i == big_blind => Post::BigBlind,
                 SeatStatus::Playing if i == small_blind => Post::SmallBlind,
-                SeatStatus::Playing => Post::Nothing,
-                SeatStatus::Waiting { .. } if fresh => {
-                    if i == small_blind {
-                        Post::SmallBlind
-                    } else {
-                        Post::Nothing
-                    }
-                }
+                SeatStatus::Playing | SeatStatus::SittingOut => Post::Nothing,
                 SeatStatus::Waiting { post_now } => {
-                    // Between the button and the big blind a newcomer waits for the button
-                    // to pass.
-                    if !post_now || self.between(button, big_blind, i) || i == button {
+                    // A newcomer, or a player back with blinds owed, comes in before the big
+                    // blind reaches them only by posting, and never from the button, the small
+                    // blind or between them and the big blind: they wait for the button to pass
+                    // (docs/rules.md §7.3). From the seat that is next hand's big blind they wait one
+                    // hand rather than post a big blind twice in a row (§7.4).
+                    if !post_now
+                        || i == button
+                        || i == small_blind
+                        || self.between(button, big_blind, i)
+                        || Some(i) == next_big_blind
+                    {
                         continue;
                     }
                     match (s.missed_big, s.missed_small) {
@@ -543,39 +628,95 @@ impl Table {
                 post,
             });
         }
-        if entrants.len() < 2 {
-            return Err(TableError::NotEnoughPlayers);
+        if entrants.len() >= 2 {
+            return Ok(self.heads_up(positions, entrants, Deal::Positional));
         }
-        if entrants.len() == 2 {
-            // Heads-up: the player who is not the big blind has the button and posts the
-            // small blind.
-            for e in entrants.iter_mut() {
-                if e.seat != big_blind {
-                    e.post = Post::SmallBlind;
-                }
-            }
-            let other = entrants
-                .iter()
-                .find(|e| e.seat != big_blind)
-                .map(|e| e.seat)
-                .ok_or(TableError::NotEnoughPlayers)?;
-            return Ok((
-                Positions {
-                    button: other,
-                    small_blind: other,
-                    big_blind,
-                },
-                entrants,
-            ));
-        }
-        Ok((
+        // Nobody can come in by position, yet two or more players are ready: restart the game
+        // rather than stop dealing for ever (docs/rules.md §7.11, §7.12).
+        let entrants = self.everyone_ready(small_blind, big_blind);
+        Ok(self.heads_up(positions, entrants, Deal::Restart))
+    }
+
+    /// The table's first hand: the button on the first ready seat, the blinds on the next two.
+    fn fresh_plan(&self) -> Result<Plan, TableError> {
+        let ready = |_: u8, s: &Seat| Self::ready(s);
+        let n = self.seats.len() as u8;
+        let first = self
+            .next_seat(n - 1, ready)
+            .ok_or(TableError::NotEnoughPlayers)?;
+        let second = self
+            .next_seat(first, ready)
+            .ok_or(TableError::NotEnoughPlayers)?;
+        let third = self
+            .next_seat(second, ready)
+            .ok_or(TableError::NotEnoughPlayers)?;
+        let positions = if third == first {
             Positions {
-                button,
-                small_blind,
-                big_blind,
+                button: first,
+                small_blind: first,
+                big_blind: second,
+            }
+        } else {
+            Positions {
+                button: first,
+                small_blind: second,
+                big_blind: third,
+            }
+        };
+        let entrants = self.everyone_ready(positions.small_blind, positions.big_blind);
+        Ok(self.heads_up(positions, entrants, Deal::Fresh))
+    }
+
+    /// Every ready player, the two blinds posting and nobody else.
+    fn everyone_ready(&self, small_blind: u8, big_blind: u8) -> Vec<Entrant> {
+        self.seats()
+            .filter(|(_, s)| Self::ready(s))
+            .map(|(i, s)| Entrant {
+                seat: i,
+                stack: s.stack,
+                post: if i == big_blind {
+                    Post::BigBlind
+                } else if i == small_blind {
+                    Post::SmallBlind
+                } else {
+                    Post::Nothing
+                },
+            })
+            .collect()
+    }
+
+    /// Heads-up the player who is not the big blind has the button and posts the small blind
+    /// (docs/rules.md §4.3); the dead-button small blind seat is kept for missed blinds.
+    fn heads_up(&self, positions: Positions, mut entrants: Vec<Entrant>, deal: Deal) -> Plan {
+        let small_blind_seat = positions.small_blind;
+        let other = match entrants.as_slice() {
+            [a, b] if a.seat == positions.big_blind => Some(b.seat),
+            [a, b] if b.seat == positions.big_blind => Some(a.seat),
+            _ => None,
+        };
+        let Some(other) = other else {
+            return Plan {
+                positions,
+                small_blind_seat,
+                entrants,
+                deal,
+            };
+        };
+        for e in entrants.iter_mut() {
+            if e.seat == other {
+                e.post = Post::SmallBlind;
+            }
+        }
+        Plan {
+            positions: Positions {
+                button: other,
+                small_blind: other,
+                big_blind: positions.big_blind,
             },
+            small_blind_seat,
             entrants,
-        ))
+            deal,
+        }
     }
 
     /// A player's action in the running hand.
@@ -677,6 +818,7 @@ impl Table {
             if self.seats[i].as_ref().is_some_and(|s| s.leaving)
                 && let Some(s) = self.seats[i].take()
             {
+                self.remember_debt(&s);
                 gone.push((i as u8, s));
             }
         }
@@ -684,7 +826,7 @@ impl Table {
     }
 
     /// Abandons the running hand: every stack goes back to what it was when the hand started
-    /// (RULES.md §9), and the hand's players are sat out until they return.
+    /// (docs/rules.md §9), and the hand's players are sat out until they return.
     pub fn void_hand(&mut self) -> Result<(), TableError> {
         if !self.hand_running() {
             return Err(TableError::NoHand);

@@ -1,4 +1,4 @@
-//! The hand engine against RULES.md, one test (or more) per rule, and the seeds' worked
+//! The hand engine against docs/rules.md, one test (or more) per rule, and the seeds' worked
 //! examples.
 
 mod common;
@@ -600,4 +600,137 @@ fn setup_errors_are_typed() {
         shared::Hand::start(broke, shared::Deck::ordered()).err(),
         Some(SetupError::EmptyStack(1))
     );
+}
+
+#[test]
+fn rule_3_7_a_walk_with_only_dead_money_pays_the_big_blind() {
+    // The small blind's seat (1) is empty; seat 3 is back and posts a dead small blind only.
+    let setup = shared::HandSetup {
+        stakes: Stakes::no_limit(5, 10),
+        button: 0,
+        big_blind_seat: 2,
+        entrants: vec![
+            entrant(0, 1000, Post::Nothing),
+            entrant(2, 1000, Post::BigBlind),
+            entrant(3, 1000, Post::DeadSmallBlind),
+        ],
+    };
+    let (mut h, _) = start(setup);
+    act(&mut h, 3, fold());
+    act(&mut h, 0, fold());
+    // The big blind's own blind comes back uncalled and the dead chips are its too.
+    assert_eq!(final_stack(&h, 2), 1005);
+    assert_eq!(final_stack(&h, 3), 995);
+    assert_eq!(h.chips_in_play(), 3000);
+}
+
+#[test]
+fn rule_5_9_heads_up_small_blind_has_no_decision_against_a_big_blind_all_in_for_no_more() {
+    // Heads-up the button (seat 0) posts the small blind of 5; the big blind has 5 chips.
+    let (h, events) = start(standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 5)]));
+    assert!(h.is_over(), "the small blind was asked: {:?}", h.legal());
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Acted { .. })),
+        "{events:?}"
+    );
+    assert_eq!(h.board().len(), 5);
+    assert_eq!(h.chips_in_play(), 1005);
+    // One chip more than the small blind and the small blind must decide again.
+    let (h, _) = start(standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 6)]));
+    let legal = h.legal().expect("a decision");
+    assert_eq!((legal.seat, legal.to_call), (0, 5));
+}
+
+#[test]
+fn rule_5_3_fixed_limit_next_raise_after_a_half_bet_all_in_is_that_all_in_plus_one_bet() {
+    // Button 0, blinds 1 and 2; everyone calls preflop; on the flop seat 1 bets 10 and
+    // seat 2 goes all-in to 16 (over half a bet more): a full raise.
+    let (mut h, _) = start(standard(
+        Stakes::fixed_limit(10),
+        0,
+        &[(0, 1000), (1, 1000), (2, 26), (3, 1000)],
+    ));
+    for seat in [3, 0, 1] {
+        act(&mut h, seat, call());
+    }
+    act(&mut h, 2, check());
+    act(&mut h, 1, raise(10));
+    act(&mut h, 2, raise(16));
+    let bounds = h.legal().unwrap().raise.unwrap();
+    assert_eq!((h.to_act(), bounds.min_to), (Some(3), 26));
+}
+
+#[test]
+fn rule_5_3_fixed_limit_stacked_short_all_ins_count_together_from_the_last_full_level() {
+    // Flop order 1, 2, 3, 4, 5, 0. Seat 1 bets 10; seats 2 and 3 go all-in to 12 and 14.
+    let (mut h, _) = start(standard(
+        Stakes::fixed_limit(10),
+        0,
+        &[(0, 1000), (1, 1000), (2, 22), (3, 24), (4, 25), (5, 1000)],
+    ));
+    for seat in [3, 4, 5, 0, 1] {
+        act(&mut h, seat, call());
+    }
+    act(&mut h, 2, check());
+    act(&mut h, 1, raise(10));
+    act(&mut h, 2, raise(12));
+    act(&mut h, 3, raise(14));
+    // 4 over the last full level of 10: less than half a bet, so a raise goes to 20.
+    assert_eq!(h.legal().unwrap().raise.unwrap().max_to, 15); // seat 4's all-in
+    let mut other = h.clone();
+    act(&mut other, 4, call());
+    assert_eq!(other.legal().unwrap().raise.unwrap().min_to, 20);
+    // Seat 4's all-in to 15 brings the increase to half a bet: a full raise, next is 25.
+    act(&mut h, 4, raise(15));
+    assert_eq!(h.legal().unwrap().raise.unwrap().min_to, 25);
+    act(&mut h, 5, raise(25));
+    // Seat 1 bet at 10 and now faces a full raise: it may raise again.
+    act(&mut h, 0, call());
+    assert_eq!(h.to_act(), Some(1));
+    assert_eq!(h.legal().unwrap().raise.unwrap().min_to, 35);
+}
+
+#[test]
+fn rule_6_3_called_all_in_on_the_river_turns_every_hand_face_up() {
+    // Heads-up: seat 0 has 60; it shoves 50 on the river and seat 1 calls with a loser.
+    let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 60), (1, 1000)]);
+    let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
+    act(&mut h, 0, call());
+    act(&mut h, 1, check());
+    for _ in 0..2 {
+        act(&mut h, 1, check());
+        act(&mut h, 0, check());
+    }
+    act(&mut h, 1, check());
+    act(&mut h, 0, raise(50));
+    let events = act(&mut h, 1, call());
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::HandsFaceUp { .. }))
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Mucked { .. })),
+        "{events:?}"
+    );
+    assert!(h.is_shown(0) && h.is_shown(1));
+}
+
+#[test]
+fn rule_6_2_without_an_all_in_a_losing_river_caller_still_mucks() {
+    let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 1000)]);
+    let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
+    act(&mut h, 0, call());
+    act(&mut h, 1, check());
+    for _ in 0..3 {
+        act(&mut h, 1, check());
+        let bet = if h.street() == Street::River {
+            raise(50)
+        } else {
+            check()
+        };
+        act(&mut h, 0, bet);
+    }
+    let events = act(&mut h, 1, call());
+    assert!(events.contains(&Event::Mucked { seat: 1 }), "{events:?}");
 }

@@ -1,8 +1,8 @@
 //! The table across hands: dead button, heads-up, joining, missed blinds, sitting out,
-//! buy-ins, the clock and voided hands (RULES.md §4, §7, §8, §9).
+//! buy-ins, the clock and voided hands (docs/rules.md §4, §7, §8, §9).
 
 use shared::hand::{Action, BlindKind, Event};
-use shared::table::{Leave, PlayerId, Positions, SeatStatus, Table, TableConfig, TableError};
+use shared::table::{Deal, Leave, PlayerId, Positions, SeatStatus, Table, TableConfig, TableError};
 use shared::{Chips, Deck, Stakes};
 
 fn table(seats: u8) -> Table {
@@ -174,14 +174,16 @@ fn rule_7_waiting_player_is_dealt_in_only_when_the_big_blind_arrives() {
 #[test]
 fn rule_7_new_player_may_post_a_live_big_blind_at_once() {
     let mut t = table(9);
-    for s in [0, 2, 4] {
+    for s in [0, 2, 4, 6] {
         sit(&mut t, s, false);
     }
     play_hand(&mut t); // button 0, blinds 2, 4
-    play_hand(&mut t); // button 2, blinds 4, 0
-    sit(&mut t, 3, true); // next hand: button 4, blinds 0 and 2; seat 3 is past the big blind
+    play_hand(&mut t); // button 2, blinds 4, 6
+    // Next hand: button 4, blinds 6 and 0; seat 3 is past the big blind and is not next
+    // hand's big blind (seat 2 is).
+    sit(&mut t, 3, true);
     let e = play_hand(&mut t);
-    assert_eq!(t.positions(), pos(4, 0, 2));
+    assert_eq!(t.positions(), pos(4, 6, 0));
     assert!(blinds(&e).contains(&(3, BlindKind::Big)));
     assert!(dealt(&e).contains(&3));
 }
@@ -202,19 +204,21 @@ fn rule_7_new_player_between_button_and_blinds_waits_even_if_posting() {
 #[test]
 fn rule_7_missed_blinds_are_posted_big_live_small_dead_on_return() {
     let mut t = table(9);
-    for s in [0, 2, 4, 6] {
+    for s in [0, 2, 4, 6, 7] {
         sit(&mut t, s, false);
     }
     play_hand(&mut t); // button 0, blinds 2, 4
     t.sit_out(6).unwrap();
-    play_hand(&mut t); // big blind passes 6 (bb 0 after skipping 6)
+    play_hand(&mut t); // big blind passes 6 on its way to 7
+    assert_eq!(t.positions(), pos(2, 4, 7));
     assert!(t.seat(6).unwrap().missed_big);
     t.sit_in(6, true).unwrap();
-    // Next hand has button 4 and big blind 2: seat 6 sits between them and waits.
+    // Next hand has button 4 and big blind 0: seat 6 sits between them and waits.
     let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 7, 0));
     assert!(!dealt(&e).contains(&6));
     let e = play_hand(&mut t);
-    assert_eq!(t.positions(), pos(0, 2, 4));
+    assert_eq!(t.positions(), pos(7, 0, 2));
     let posted = blinds(&e);
     assert!(posted.contains(&(6, BlindKind::Big)), "{posted:?}");
     assert!(posted.contains(&(6, BlindKind::DeadSmall)), "{posted:?}");
@@ -411,4 +415,180 @@ fn a_table_needs_two_ready_players() {
         t.start_hand(Deck::ordered()).err(),
         Some(TableError::NotEnoughPlayers)
     );
+}
+
+fn sit_as(t: &mut Table, seat: u8, player: u128, post_now: bool) {
+    t.sit(seat, PlayerId(player), format!("p{player}"), 500, post_now)
+        .unwrap();
+}
+
+#[test]
+fn rule_7_11_two_players_waiting_for_the_big_blind_at_an_emptied_table_are_dealt_in() {
+    let mut t = table(6);
+    for s in [0, 1] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    t.leave(0).unwrap();
+    t.leave(1).unwrap();
+    sit(&mut t, 3, false);
+    sit(&mut t, 5, false);
+    let e = play_hand(&mut t);
+    assert_eq!(t.deal(), Some(Deal::Restart));
+    assert_eq!(dealt(&e).len(), 2);
+    // The big blind still moved on one ready seat from the last one (seat 1): to seat 3.
+    assert_eq!(t.positions(), pos(5, 5, 3));
+}
+
+#[test]
+fn rule_7_12_a_heads_up_newcomer_posting_in_the_seat_just_vacated_does_not_freeze_the_table() {
+    let mut t = table(6);
+    for s in [0, 1] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button/small blind 0, big blind 1
+    play_hand(&mut t); // button/small blind 1, big blind 0
+    t.leave(0).unwrap();
+    sit_as(&mut t, 0, 900, true);
+    let e = play_hand(&mut t);
+    assert_eq!(dealt(&e).len(), 2);
+    // The big blind moves on from seat 0 to seat 1; the newcomer has the button.
+    assert_eq!(t.positions(), pos(0, 0, 1));
+    assert_eq!(t.deal(), Some(Deal::Restart));
+    play_hand(&mut t);
+    assert_eq!(t.deal(), Some(Deal::Positional));
+    assert_eq!(t.positions(), pos(1, 1, 0));
+}
+
+#[test]
+fn rule_7_6_missed_blinds_follow_the_player_to_another_seat() {
+    let mut t = table(10);
+    for s in [0, 2, 4, 6, 8] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    t.sit_out(6).unwrap();
+    play_hand(&mut t); // the big blind passes seat 6 on its way to 8
+    assert_eq!(t.positions(), pos(2, 4, 8));
+    assert!(t.seat(6).unwrap().missed_big);
+    let player = t.seat(6).unwrap().player;
+    t.leave(6).unwrap();
+    assert_eq!(t.owed_by(player), Some((true, false)));
+    // Straight back in seat 3, posting at once: the big blind live plus the small dead.
+    t.sit(3, player, "p6".into(), 500, true).unwrap();
+    assert!(t.seat(3).unwrap().missed_big);
+    assert_eq!(t.owed_by(player), None);
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 8, 0));
+    let posted = blinds(&e);
+    assert!(posted.contains(&(3, BlindKind::Big)), "{posted:?}");
+    assert!(posted.contains(&(3, BlindKind::DeadSmall)), "{posted:?}");
+    assert!(!t.seat(3).unwrap().missed_big);
+}
+
+#[test]
+fn rule_7_6_a_debt_is_forgotten_after_as_many_hands_as_a_sat_out_player_may_stay() {
+    let mut config = TableConfig::new(Stakes::no_limit(5, 10), 9);
+    config.max_hands_sat_out = 2;
+    let mut t = Table::new(config).unwrap();
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    t.sit_out(6).unwrap();
+    play_hand(&mut t);
+    let player = t.seat(6).unwrap().player;
+    t.leave(6).unwrap();
+    play_hand(&mut t);
+    assert!(t.owed_by(player).is_some());
+    play_hand(&mut t);
+    assert_eq!(t.owed_by(player), None);
+    t.sit(7, player, "p6".into(), 500, true).unwrap();
+    assert!(!t.seat(7).unwrap().missed_big);
+}
+
+#[test]
+fn rule_7_3_a_newcomer_in_the_small_blinds_seat_waits_for_the_button_to_pass() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    play_hand(&mut t); // button 2, blinds 4, 6
+    // Next: button 4, small blind 6, big blind 0. Seat 6 leaves and a newcomer takes it.
+    t.leave(6).unwrap();
+    sit_as(&mut t, 6, 900, true);
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 6, 0));
+    assert!(!dealt(&e).contains(&6));
+    assert_eq!(blinds(&e), vec![(0, BlindKind::Big)]);
+}
+
+#[test]
+fn rule_7_3_when_the_big_blind_moves_past_an_empty_button_newcomers_still_wait() {
+    let mut t = table(9);
+    for s in [0, 2, 4] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    // The button and the small blind leave; newcomers sit at 1, 2 and 3, posting at once.
+    t.leave(0).unwrap();
+    t.leave(2).unwrap();
+    for (seat, player) in [(1, 901), (2, 902), (3, 903)] {
+        sit_as(&mut t, seat, player, true);
+    }
+    let e = play_hand(&mut t);
+    // The big blind moves one ready seat, from 4 round past the empty button to seat 1,
+    // whose newcomer posts it. Seat 2 is next hand's big blind and seat 3 is on the button
+    // before the small blind: both wait. Heads-up, seat 4 has the button and the small blind.
+    assert_eq!(t.positions(), pos(4, 4, 1));
+    let mut seats = dealt(&e);
+    seats.sort();
+    assert_eq!(seats, vec![1, 4]);
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions().map(|p| p.big_blind), Some(2));
+    assert!(blinds(&e).contains(&(2, BlindKind::Big)));
+    assert!(!dealt(&e).contains(&3));
+}
+
+#[test]
+fn rule_7_4_a_newcomer_right_after_the_big_blind_is_dealt_in_next_hand_as_the_big_blind() {
+    let mut t = table(9);
+    for s in [0, 2, 4] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 2, 4
+    // Next: button 2, blinds 4 and 0. Seat 1 is next hand's big blind.
+    sit_as(&mut t, 1, 900, true);
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(2, 4, 0));
+    assert!(!dealt(&e).contains(&1));
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions(), pos(4, 0, 1));
+    assert!(dealt(&e).contains(&1));
+    assert_eq!(blinds(&e), vec![(0, BlindKind::Small), (1, BlindKind::Big)]);
+}
+
+#[test]
+fn rule_7_5_sitting_out_through_a_heads_up_hand_misses_the_small_blind() {
+    let mut t = table(6);
+    for s in [0, 1, 2] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t); // button 0, blinds 1, 2: seat 2 pays the big blind
+    t.sit_out(2).unwrap();
+    play_hand(&mut t); // heads-up 0 and 1; the small blind fell on seat 2
+    assert_eq!(t.positions().map(|p| p.big_blind), Some(0));
+    let s = t.seat(2).unwrap();
+    assert!(s.missed_small && !s.missed_big, "{s:?}");
+    // Back at once: not dealt in for free.
+    t.sit_in(2, true).unwrap();
+    let e = play_hand(&mut t);
+    if dealt(&e).contains(&2) {
+        assert!(
+            blinds(&e).contains(&(2, BlindKind::DeadSmall)),
+            "{:?}",
+            blinds(&e)
+        );
+    }
 }
