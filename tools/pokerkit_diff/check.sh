@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Differential test: random hands played by pokerkit 0.7.7 (corrected to the house rules)
-# must replay through `scoop replay` to the same final stacks.
+# must replay through `scoop replay` to the same final stacks; then the hand-written fixtures
+# in house_rules/ (the spots where pokerkit's betting rules differ from ours) must too.
 # SCOOP_DIFF_HANDS (default 3000) and SCOOP_DIFF_SEED (default 20261129) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,3 +31,13 @@ if [ "$code" -ne 0 ] || [ "$bad" -ne 0 ] || [ "$total" -lt "$hands" ]; then
     echo "hands kept in target/pokerkit_diff/ for inspection"
     exit 1
 fi
+
+fixtures=(tools/pokerkit_diff/house_rules/*.phh)
+echo "replaying ${#fixtures[@]} hand-written house-rule fixtures"
+if ! cargo run --quiet --locked -p server --bin scoop -- replay "${fixtures[@]}" >"$out/house.jsonl"; then
+    grep -E '"error"|"mismatch"' "$out/house.jsonl" || cat "$out/house.jsonl"
+    exit 1
+fi
+agreed=$(grep -c '"finishing_stacks"' "$out/house.jsonl" || true)
+echo "house-rule fixtures: $agreed of ${#fixtures[@]} agree"
+[ "$agreed" -eq "${#fixtures[@]}" ]
