@@ -37,6 +37,24 @@ pub enum ChipsError {
     Database(#[from] sqlx::Error),
 }
 
+impl ChipsError {
+    /// A failure to reach the database (down, unreachable, pool exhausted), which the same
+    /// request may get past later; not a refusal by the database or by the rules.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ChipsError::Database(
+                sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::Protocol(_)
+                    | sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::WorkerCrashed
+            )
+        )
+    }
+}
+
 /// Whether a request was applied now or had been applied before under the same key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

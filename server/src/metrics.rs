@@ -75,6 +75,10 @@ pub struct Metrics {
     pub hands_finished: Counter,
     pub broadcasts: Counter,
     pub db_errors: Counter,
+    /// Table tasks that panicked and were restarted from the database.
+    pub table_restarts: Counter,
+    /// Settlements that waited for the database to come back.
+    pub settle_waits: Counter,
     /// Gauges, kept as counters that go up and down.
     pub sockets: Counter,
     pub tables: Counter,
@@ -95,6 +99,8 @@ impl Default for Metrics {
             hands_finished: Counter::default(),
             broadcasts: Counter::default(),
             db_errors: Counter::default(),
+            table_restarts: Counter::default(),
+            settle_waits: Counter::default(),
             sockets: Counter::default(),
             tables: Counter::default(),
             action_to_broadcast: Histogram::new(LATENCY_BOUNDS),
@@ -157,6 +163,18 @@ impl Metrics {
             "counter",
             "Failed database operations.",
             self.db_errors.get(),
+        );
+        metric(
+            "scoop_table_restarts_total",
+            "counter",
+            "Tables restarted from the database after their task panicked.",
+            self.table_restarts.get(),
+        );
+        metric(
+            "scoop_settlements_held_total",
+            "counter",
+            "Finished hands whose result waited for the database before it was shown.",
+            self.settle_waits.get(),
         );
         self.action_to_broadcast.render(
             &mut out,

@@ -171,6 +171,8 @@ pub enum ErrorCode {
     Seat,
     InsufficientBalance,
     ChatRejected,
+    /// The database cannot be reached; the table waits for it (retry later).
+    DatabaseUnavailable,
     Internal,
 }
 

@@ -367,14 +367,19 @@ impl Table {
         Ok(())
     }
 
-    /// Overwrites a seat's stack between hands: only to make the table agree with the
-    /// database after a hand could not be written there.
-    pub fn set_stack(&mut self, seat: u8, stack: Chips) {
-        if !self.hand_running()
-            && let Some(Some(s)) = self.seats.get_mut(seat as usize)
-        {
-            s.stack = stack;
+    /// Takes back a finished hand whose result could not be saved: every stack returns to
+    /// what it was when the hand started and the result is forgotten (docs/rules.md §9).
+    pub fn undo_finished_hand(&mut self) -> Result<(), TableError> {
+        if self.hand_running() {
+            return Err(TableError::HandRunning);
         }
+        let hand = self.hand.take().ok_or(TableError::NoHand)?;
+        for (seat, stack) in hand.starting_stacks() {
+            if let Some(Some(s)) = self.seats.get_mut(seat as usize) {
+                s.stack = stack;
+            }
+        }
+        Ok(())
     }
 
     /// Leaves the table. Mid-hand the player is folded when their turn comes.

@@ -237,6 +237,7 @@ pub struct Text {
     pub err_stale_hand: &'static str,
     pub err_seat: &'static str,
     pub err_chat_rejected: &'static str,
+    pub err_database_unavailable: &'static str,
     pub err_other: &'static str,
 }
 
@@ -401,6 +402,7 @@ pub static EN: Text = Text {
     err_stale_hand: "That hand is over.",
     err_seat: "That seat request was refused.",
     err_chat_rejected: "That message was not sent.",
+    err_database_unavailable: "Waiting for the database… The hand will be settled when it is back.",
     err_other: "Something went wrong.",
 };
 
@@ -565,6 +567,7 @@ pub static FR: Text = Text {
     err_stale_hand: "Cette main est terminée.",
     err_seat: "Cette demande de place a été refusée.",
     err_chat_rejected: "Ce message n'a pas été envoyé.",
+    err_database_unavailable: "En attente de la base de données… La main sera réglée dès son retour.",
     err_other: "Une erreur s'est produite.",
 };
 
@@ -729,6 +732,7 @@ pub static IT: Text = Text {
     err_stale_hand: "Quella mano è finita.",
     err_seat: "La richiesta del posto è stata rifiutata.",
     err_chat_rejected: "Il messaggio non è stato inviato.",
+    err_database_unavailable: "In attesa del database… La mano sarà regolata appena torna disponibile.",
     err_other: "Qualcosa è andato storto.",
 };
 
@@ -749,6 +753,7 @@ impl Text {
             "stale_hand" => self.err_stale_hand,
             "seat" => self.err_seat,
             "chat_rejected" => self.err_chat_rejected,
+            "database_unavailable" => self.err_database_unavailable,
             "no_such_table" => self.no_such_table,
             _ if message.is_empty() => self.err_other,
             _ => return message.to_string(),

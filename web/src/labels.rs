@@ -137,6 +137,7 @@ pub fn error_code(code: ErrorCode) -> &'static str {
         ErrorCode::Seat => "seat",
         ErrorCode::InsufficientBalance => "insufficient_balance",
         ErrorCode::ChatRejected => "chat_rejected",
+        ErrorCode::DatabaseUnavailable => "database_unavailable",
         ErrorCode::Internal => "internal",
     }
 }

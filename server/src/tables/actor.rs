@@ -2,8 +2,11 @@
 //! bounded channel; every change goes out to each watcher through the per-viewer projection.
 
 use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+
+use futures_util::FutureExt;
 
 use rand::Rng;
 use serde_json::json;
@@ -62,6 +65,8 @@ pub enum Command {
     },
     /// The operator closed the table: finish the hand, cash everyone out, stop.
     Close,
+    /// Panic, to test that the table survives it (`Tables::inject_panic`).
+    InjectPanic,
 }
 
 /// What a seated (or sitting-down) player asks for.
@@ -94,6 +99,31 @@ struct Watcher {
     out: Outbound,
     /// A message was dropped because the connection fell behind: send a snapshot next.
     stale: bool,
+}
+
+/// A seat freed by a leave, kept until its cash-out is committed.
+struct Gone {
+    seat: u8,
+    player: PlayerId,
+    name: String,
+    stack: Chips,
+}
+
+impl From<shared::table::Seat> for Gone {
+    fn from(s: shared::table::Seat) -> Gone {
+        Gone {
+            seat: 0,
+            player: s.player,
+            name: s.name,
+            stack: s.stack,
+        }
+    }
+}
+
+impl Gone {
+    fn at(self, seat: u8) -> Gone {
+        Gone { seat, ..self }
+    }
 }
 
 struct RunningHand {
@@ -159,6 +189,14 @@ fn account_of(player: PlayerId) -> Uuid {
     Uuid::from_u128(player.0)
 }
 
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 fn error(code: ErrorCode, message: impl Into<String>, table: &str) -> Arc<str> {
     let msg = ServerMessage::Error {
         code,
@@ -214,12 +252,26 @@ impl TableActor {
         self.publish_lobby();
         loop {
             let wake = self.next_wake();
-            tokio::select! {
+            let cmd = tokio::select! {
                 cmd = self.rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => Some(cmd),
                     None => break,
                 },
-                _ = tokio::time::sleep_until(wake) => self.on_timer().await,
+                _ = tokio::time::sleep_until(wake) => None,
+            };
+            // A bug that panics must not leave the table dead with its hand running: the
+            // panic is caught here, where no half-done step can be seen, and the table is
+            // rebuilt from Postgres (`recover`).
+            let step = AssertUnwindSafe(async {
+                match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => self.on_timer().await,
+                }
+            })
+            .catch_unwind()
+            .await;
+            if let Err(panic) = step {
+                self.recover(panic_message(panic.as_ref())).await;
             }
             if self.hand.is_none() {
                 for done in self.draining.drain(..) {
@@ -306,7 +358,73 @@ impl TableActor {
                 self.stop_dealing = true;
                 self.closing = true;
             }
+            Command::InjectPanic => panic!("a panic injected into table {}", self.id),
         }
+    }
+
+    /// After a panic: the hand in play is voided (every stack back to what it was before it,
+    /// docs/rules.md §9), the table is rebuilt from what Postgres holds with its players sat
+    /// out, and every watcher gets a fresh snapshot. While the database cannot be reached the
+    /// table waits for it.
+    async fn recover(&mut self, why: String) {
+        self.metrics.table_restarts.inc();
+        tracing::error!(table = %self.id, panic = %why, "table panicked; voiding its hand and reloading it");
+        let running = self.hand.take();
+        self.clock = None;
+        self.bot_acts_at = None;
+        self.pre_actions.clear();
+        let bots: Vec<Account> = self.bots.values().cloned().collect();
+        let mut delay = Duration::from_millis(100);
+        loop {
+            let reloaded = async {
+                if let Some(r) = &running {
+                    chips::void_hand(&self.pool, r.id)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+                let mut table = self
+                    .def
+                    .table_config()
+                    .and_then(|c| {
+                        Table::new(c).map_err(|e| super::def::DefError::Invalid {
+                            id: self.id.clone(),
+                            reason: e.to_string(),
+                        })
+                    })
+                    .map_err(|e| e.to_string())?;
+                let number = super::restore_seats(&self.pool, &self.def, &bots, &mut table)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>((table, number))
+            }
+            .await;
+            match reloaded {
+                Ok((table, number)) => {
+                    self.table = table;
+                    self.hand_number = number;
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(table = %self.id, error = %e, "could not reload the table yet");
+                    self.metrics.db_errors.inc();
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+        let now = Instant::now();
+        self.sat_out_since.clear();
+        for (seat, s) in self.table.seats() {
+            if s.status == SeatStatus::SittingOut {
+                self.sat_out_since.insert(seat, now);
+            }
+        }
+        self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms);
+        for w in self.watchers.values_mut() {
+            w.stale = true;
+        }
+        self.broadcast(&[]);
+        self.publish_lobby();
     }
 
     fn seat_of(&self, account: Uuid) -> Option<u8> {
@@ -326,6 +444,14 @@ impl TableActor {
                 error(ErrorCode::Seat, e.to_string(), &self.id)
             }
             ChipsError::InvalidAmount => error(ErrorCode::BadMessage, e.to_string(), &self.id),
+            other if other.is_transient() => {
+                self.metrics.db_errors.inc();
+                error(
+                    ErrorCode::DatabaseUnavailable,
+                    "the database is not answering; nothing was changed, try again",
+                    &self.id,
+                )
+            }
             other => {
                 tracing::error!(table = %self.id, error = %other, "chip movement failed");
                 self.metrics.db_errors.inc();
@@ -445,13 +571,28 @@ impl TableActor {
             }
             Request::Leave => {
                 let seat = seat.ok_or_else(not_seated)?;
+                if !self.in_running_hand(seat) {
+                    // Money first: the stack is on the balance before the seat is freed, and a
+                    // database that does not answer changes nothing.
+                    self.leave_between_hands(seat)
+                        .await
+                        .map_err(|e| self.chips_error(e))?;
+                    self.changed(Vec::new()).await;
+                    return Ok(());
+                }
+                let before = self.table.seat(seat).cloned();
                 let (leave, events) = self.table.leave(seat).map_err(|e| self.table_error(e))?;
                 self.pre_actions.remove(&seat);
-                self.sat_out_since.remove(&seat);
                 // Leaving on one's turn folds, which may end the hand: it must settle before
                 // the cash-out, which takes the seat's stack as the database holds it (else the
                 // seat row is gone, the settlement does not balance, and the hand is voided).
-                let freed = (leave != Leave::AfterHand).then_some(account.id);
+                let freed = match (leave, before) {
+                    (Leave::Now(stack), Some(s)) => Some(Gone {
+                        stack,
+                        ..Gone::from(s).at(seat)
+                    }),
+                    _ => None,
+                };
                 self.changed_leaving(events, freed).await;
             }
             Request::Chat { text } => {
@@ -522,26 +663,43 @@ impl TableActor {
         self.changed_leaving(events, None).await;
     }
 
-    /// `changed`, for a leave that freed the seat of `leaver`: its stack goes back to the
+    /// `changed`, for a leave that freed a seat during a hand: the stack goes back to the
     /// balance after any settlement the leave caused (which needs the seat's row) and before
     /// the broadcast that shows the seat empty, so a client that sees itself gone finds its
     /// chips in its balance.
-    async fn changed_leaving(&mut self, mut events: Vec<Event>, mut leaver: Option<Uuid>) {
+    async fn changed_leaving(&mut self, mut events: Vec<Event>, mut leaver: Option<Gone>) {
         loop {
             if let Some(h) = &mut self.hand {
                 h.record.events.extend(events.iter().cloned());
             }
             if self.hand.is_some() && !self.table.hand_running() {
-                self.finish_hand().await;
-                if let Some(account) = leaver.take() {
-                    self.cash_out(account).await;
+                let starting = self.table.hand().map(|h| h.starting_stacks());
+                let settled = self.finish_hand().await;
+                if let Some(mut gone) = leaver.take() {
+                    if !settled
+                        && let Some(&(_, stack)) = starting
+                            .iter()
+                            .flatten()
+                            .find(|(seat, _)| *seat == gone.seat)
+                    {
+                        // The hand was taken back: so was what the leaver won or lost in it.
+                        gone.stack = stack;
+                    }
+                    self.cash_out_gone(gone).await;
                 }
-                self.broadcast(&events);
+                if settled {
+                    self.broadcast(&events);
+                } else {
+                    // The result never reached the database and was taken back: what is
+                    // shown is the table as it is now, without it.
+                    self.mark_all_stale();
+                    self.broadcast(&[]);
+                }
                 self.after_hand().await;
                 return;
             }
-            if let Some(account) = leaver.take() {
-                self.cash_out(account).await;
+            if let Some(gone) = leaver.take() {
+                self.cash_out_gone(gone).await;
             }
             // The clock first, so the message carries the clock of the player now to act.
             self.restart_clock();
@@ -560,6 +718,12 @@ impl TableActor {
                     return;
                 }
             }
+        }
+    }
+
+    fn mark_all_stale(&mut self) {
+        for w in self.watchers.values_mut() {
+            w.stale = true;
         }
     }
 
@@ -834,16 +998,17 @@ impl TableActor {
         self.changed(events).await;
     }
 
-    /// Writes the finished hand: stacks, rake and history in one transaction.
-    async fn finish_hand(&mut self) {
+    /// Writes the finished hand: stacks, rake and history in one transaction. Returns whether
+    /// it was settled (false: it was voided and taken back).
+    async fn finish_hand(&mut self) -> bool {
         let Some(running) = self.hand.take() else {
-            return;
+            return false;
         };
         self.clock = None;
         self.bot_acts_at = None;
         self.pre_actions.clear();
         let Some(result) = self.table.hand().and_then(|h| h.result()).cloned() else {
-            return;
+            return false;
         };
         let stacks: Vec<FinalStack> = result
             .stacks
@@ -858,8 +1023,9 @@ impl TableActor {
             })
             .collect();
         let history = serde_json::to_value(&running.record).unwrap_or_default();
-        let mut attempt = 0;
-        loop {
+        let mut delay = Duration::from_millis(100);
+        let mut waiting = false;
+        let settled = loop {
             let writing = Instant::now();
             let settled = chips::settle_hand(
                 &self.pool,
@@ -872,29 +1038,43 @@ impl TableActor {
             .await;
             self.metrics.hand_settle_write.observe(writing.elapsed());
             match settled {
-                Ok(Outcome::Applied(())) | Ok(Outcome::Replayed) => break,
-                Err(e) if attempt < 3 => {
-                    attempt += 1;
-                    tracing::warn!(table = %self.id, error = %e, attempt, "settling a hand failed; retrying");
+                Ok(Outcome::Applied(())) | Ok(Outcome::Replayed) => break true,
+                Err(e) if e.is_transient() => {
+                    // Nothing about the result is shown before it is saved: the table holds
+                    // the hand, says why, and settles it when the database is back. (A process
+                    // that dies meanwhile voids it at its next start.)
                     self.metrics.db_errors.inc();
-                    tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
+                    if !waiting {
+                        waiting = true;
+                        self.metrics.settle_waits.inc();
+                        tracing::warn!(table = %self.id, error = %e, "cannot settle a hand yet; waiting for the database");
+                        let notice = error(
+                            ErrorCode::DatabaseUnavailable,
+                            "waiting for the database; the hand will be settled when it is back",
+                            &self.id,
+                        );
+                        for w in self.watchers.values_mut() {
+                            if w.out.try_send(notice.clone()).is_err() {
+                                w.stale = true;
+                            }
+                        }
+                    }
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(5));
                 }
                 Err(e) => {
-                    // The database keeps the stacks from before the hand: make the table agree.
+                    // Refused for good (it would not balance): the database keeps the stacks
+                    // from before the hand, so the table takes the hand back too.
                     tracing::error!(table = %self.id, error = %e, "could not settle a hand; voiding it");
                     self.metrics.db_errors.inc();
                     let _ = chips::void_hand(&self.pool, running.id).await;
-                    for (seat, stack) in self
-                        .table
-                        .hand()
-                        .map(|h| h.starting_stacks())
-                        .unwrap_or_default()
-                    {
-                        self.table.set_stack(seat, stack);
-                    }
-                    break;
+                    let _ = self.table.undo_finished_hand();
+                    break false;
                 }
             }
+        };
+        if waiting {
+            tracing::info!(table = %self.id, "the database is back; hand settled");
         }
         let pot: Chips = result.pots.iter().map(|p| p.amount).sum();
         let now = Instant::now();
@@ -905,13 +1085,15 @@ impl TableActor {
         }
         self.metrics.hands_finished.inc();
         self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms);
+        settled
     }
 
     /// Deferred leaves and stand-ups once a hand is over.
     async fn after_hand(&mut self) {
-        for (_, seat) in self.table.take_leavers() {
-            self.cash_out_seat(account_of(seat.player)).await;
+        for (seat, s) in self.table.take_leavers() {
+            self.cash_out_gone(Gone::from(s).at(seat)).await;
         }
+        self.stand_up_idle().await;
         let now = Instant::now();
         for (seat, s) in self.table.seats() {
             if s.status == SeatStatus::SittingOut {
@@ -924,49 +1106,98 @@ impl TableActor {
         self.publish_lobby();
     }
 
+    fn in_running_hand(&self, seat: u8) -> bool {
+        self.table.hand_running()
+            && self
+                .table
+                .hand()
+                .is_some_and(|h| h.seats().any(|s| s == seat))
+    }
+
+    /// Stands up players sat out for the table's number of hands (docs/rules.md §7.7), or,
+    /// where the operator set one, for longer than its limit in minutes.
     async fn stand_up_idle(&mut self) {
-        let limit = Duration::from_secs(u64::from(self.def.sit_out_minutes) * 60);
+        let hands = self.table.config().max_hands_sat_out;
+        let minutes = Duration::from_secs(u64::from(self.def.sit_out_minutes) * 60);
         let idle: Vec<u8> = self
-            .sat_out_since
-            .iter()
-            .filter(|(_, since)| since.elapsed() >= limit)
-            .map(|(&seat, _)| seat)
+            .table
+            .seats()
+            .filter(|(seat, s)| {
+                s.status == SeatStatus::SittingOut
+                    && !self.in_running_hand(*seat)
+                    && (s.hands_sat_out >= hands
+                        || (self.def.sit_out_minutes > 0
+                            && self
+                                .sat_out_since
+                                .get(seat)
+                                .is_some_and(|since| since.elapsed() >= minutes)))
+            })
+            .map(|(seat, _)| seat)
             .collect();
         if idle.is_empty() {
             return;
         }
         for seat in idle {
-            self.sat_out_since.remove(&seat);
-            let Some(player) = self.table.seat(seat).map(|s| s.player) else {
-                continue;
-            };
-            if let Ok((Leave::Now(_), _)) = self.table.leave(seat) {
-                tracing::info!(table = %self.id, seat, "stood up after sitting out too long");
-                self.cash_out_seat(account_of(player)).await;
+            match self.leave_between_hands(seat).await {
+                Ok(()) => {
+                    tracing::info!(table = %self.id, seat, "stood up after sitting out too long")
+                }
+                Err(e) => {
+                    tracing::warn!(table = %self.id, seat, error = %e, "could not stand up an idle player yet")
+                }
             }
         }
         self.broadcast(&[]);
         self.publish_lobby();
     }
 
-    async fn cash_out(&mut self, account: Uuid) {
-        self.cash_out_seat(account).await;
+    /// Frees a seat that is not in a running hand: its stack goes to the balance first, and
+    /// only once that is committed does the seat empty. On an error nothing has changed.
+    async fn leave_between_hands(&mut self, seat: u8) -> Result<(), ChipsError> {
+        let Some(player) = self.table.seat(seat).map(|s| s.player) else {
+            return Err(ChipsError::NotSeated);
+        };
+        let key = format!("leave:{}:{}", self.id, Uuid::new_v4());
+        match chips::cash_out(&self.pool, account_of(player), &self.id, &key).await {
+            Ok(_) | Err(ChipsError::NotSeated) => {}
+            Err(e) => {
+                self.metrics.db_errors.inc();
+                return Err(e);
+            }
+        }
+        self.sat_out_since.remove(&seat);
+        self.pre_actions.remove(&seat);
+        let _ = self.table.leave(seat);
+        self.publish_lobby();
+        Ok(())
+    }
+
+    /// Cashes out a player whose seat the table has already freed (they left during the hand
+    /// that just ended). If the database refuses, the seat comes back, sat out with the same
+    /// stack, so that memory and database agree and the player can leave again.
+    async fn cash_out_gone(&mut self, gone: Gone) {
+        let key = format!("leave:{}:{}", self.id, Uuid::new_v4());
+        match chips::cash_out(&self.pool, account_of(gone.player), &self.id, &key).await {
+            Ok(_) | Err(ChipsError::NotSeated) => {}
+            Err(e) => {
+                tracing::error!(table = %self.id, seat = gone.seat, error = %e, "cash-out failed; the player keeps the seat");
+                self.metrics.db_errors.inc();
+                if let Err(e) =
+                    self.table
+                        .restore_seat(gone.seat, gone.player, gone.name, gone.stack)
+                {
+                    tracing::error!(table = %self.id, seat = gone.seat, error = %e, "could not put the seat back");
+                }
+            }
+        }
         self.publish_lobby();
     }
 
-    async fn cash_out_seat(&mut self, account: Uuid) {
-        let key = format!("leave:{}:{}", self.id, Uuid::new_v4());
-        if let Err(e) = chips::cash_out(&self.pool, account, &self.id, &key).await {
-            tracing::error!(table = %self.id, %account, error = %e, "cash-out failed; the seat stays in the database");
-            self.metrics.db_errors.inc();
-        }
-    }
-
     async fn cash_out_everyone(&mut self) {
-        let seats: Vec<(u8, PlayerId)> = self.table.seats().map(|(i, s)| (i, s.player)).collect();
-        for (seat, player) in seats {
-            if let Ok((Leave::Now(_), _)) = self.table.leave(seat) {
-                self.cash_out_seat(account_of(player)).await;
+        let seats: Vec<u8> = self.table.seats().map(|(i, _)| i).collect();
+        for seat in seats {
+            if let Err(e) = self.leave_between_hands(seat).await {
+                tracing::error!(table = %self.id, seat, error = %e, "cash-out at closing failed; the seat stays in the database until the next start");
             }
         }
         self.broadcast(&[]);

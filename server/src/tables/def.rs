@@ -70,7 +70,12 @@ pub struct TableDef {
     /// House bots seated at a practice table.
     #[serde(default)]
     pub house_bots: u8,
-    /// Players sat out this long are stood up and their chips go back to their balance.
+    /// Players sat out for this many hands dealt are stood up and their chips go back to
+    /// their balance (docs/rules.md §7.7).
+    #[serde(default = "default_sit_out_hands")]
+    pub sit_out_hands: u32,
+    /// Besides, an operator's limit in minutes, for a table where no hand is dealt to count
+    /// (everyone sat out); 0 turns it off.
     #[serde(default = "default_sit_out_minutes")]
     pub sit_out_minutes: u32,
     /// Pause between hands, so people can see the result.
@@ -87,8 +92,11 @@ fn default_clock() -> u32 {
 fn default_time_bank() -> u32 {
     60
 }
-fn default_sit_out_minutes() -> u32 {
+fn default_sit_out_hands() -> u32 {
     10
+}
+fn default_sit_out_minutes() -> u32 {
+    30
 }
 fn default_between_hands_ms() -> u64 {
     2_000
@@ -127,6 +135,7 @@ impl TableDef {
             uncapped_heads_up: false,
             practice: false,
             house_bots: 0,
+            sit_out_hands: default_sit_out_hands(),
             sit_out_minutes: default_sit_out_minutes(),
             between_hands_ms: default_between_hands_ms(),
         }
@@ -200,7 +209,11 @@ impl TableDef {
         if self.clock_secs == 0 || self.clock_secs > 600 {
             return Err(self.invalid("clock_secs must be 1-600"));
         }
+        if self.sit_out_hands == 0 {
+            return Err(self.invalid("sit_out_hands must be at least 1"));
+        }
         let mut config = TableConfig::new(self.stakes()?, self.seats);
+        config.max_hands_sat_out = self.sit_out_hands;
         if let Some(min) = self.min_buy_in {
             config.min_buy_in = min;
         }

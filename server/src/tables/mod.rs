@@ -118,44 +118,7 @@ impl Tables {
         } else {
             Vec::new()
         };
-        // Players seated when the server stopped come back sat out, with the stacks the
-        // database holds.
-        let rows = sqlx::query(
-            "SELECT s.seat, s.account_id, s.stack, a.username FROM table_seats s \
-             JOIN accounts a ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
-        )
-        .bind(&def.id)
-        .fetch_all(&self.pool)
-        .await?;
-        for row in rows {
-            let seat: i16 = row.get(0);
-            let account: Uuid = row.get(1);
-            let stack: i64 = row.get(2);
-            let name = bots
-                .iter()
-                .find(|b| b.id == account)
-                .map_or_else(|| row.get::<String, _>(3), |b| b.name.clone());
-            let restored =
-                u8::try_from(seat)
-                    .ok()
-                    .zip(u64::try_from(stack).ok())
-                    .map(|(seat, stack)| {
-                        table.restore_seat(seat, PlayerId(account.as_u128()), name, stack)
-                    });
-            if !matches!(restored, Some(Ok(()))) {
-                // The table changed shape since: the chips go back to the balance.
-                let key = format!("restore:{}:{}", def.id, Uuid::new_v4());
-                chips::cash_out(&self.pool, account, &def.id, &key)
-                    .await
-                    .map_err(chips_to_def)?;
-            }
-        }
-        let number: i64 =
-            sqlx::query("SELECT coalesce(max(number), 0) FROM hands WHERE table_id = $1")
-                .bind(&def.id)
-                .fetch_one(&self.pool)
-                .await?
-                .get(0);
+        let number = restore_seats(&self.pool, def, &bots, &mut table).await?;
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let info = Arc::new(Mutex::new(LobbyTable {
             id: def.id.clone(),
@@ -173,7 +136,7 @@ impl Tables {
             table,
             pool: self.pool.clone(),
             rx,
-            hand_number: u64::try_from(number).unwrap_or(0),
+            hand_number: number,
             lobby: self.lobby.clone(),
             lobby_info: info.clone(),
             bots,
@@ -181,6 +144,16 @@ impl Tables {
         });
         tokio::spawn(actor.run());
         Ok(TableHandle { tx, info })
+    }
+
+    /// Makes a table's task panic, to test that a panic is survived. Only Rust code can call
+    /// this (the API tests); no route reaches it.
+    #[doc(hidden)]
+    pub async fn inject_panic(&self, id: &str) -> bool {
+        match self.sender(id).await {
+            Some(tx) => tx.send(Command::InjectPanic).await.is_ok(),
+            None => false,
+        }
     }
 
     pub async fn sender(&self, id: &str) -> Option<mpsc::Sender<Command>> {
@@ -231,6 +204,53 @@ impl Tables {
             );
         }
     }
+}
+
+/// Seats the players the database holds at this table, sat out with their stacks (after a stop
+/// or a panic the hand in play is void, so those are the stacks from before it); a seat the
+/// table can no longer hold is cashed out. Returns the number of the table's last hand.
+pub(crate) async fn restore_seats(
+    pool: &PgPool,
+    def: &TableDef,
+    bots: &[actor::Account],
+    table: &mut Table,
+) -> Result<u64, DefError> {
+    let rows = sqlx::query(
+        "SELECT s.seat, s.account_id, s.stack, a.username FROM table_seats s \
+         JOIN accounts a ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
+    )
+    .bind(&def.id)
+    .fetch_all(pool)
+    .await?;
+    for row in rows {
+        let seat: i16 = row.get(0);
+        let account: Uuid = row.get(1);
+        let stack: i64 = row.get(2);
+        let name = bots
+            .iter()
+            .find(|b| b.id == account)
+            .map_or_else(|| row.get::<String, _>(3), |b| b.name.clone());
+        let restored =
+            u8::try_from(seat)
+                .ok()
+                .zip(u64::try_from(stack).ok())
+                .map(|(seat, stack)| {
+                    table.restore_seat(seat, PlayerId(account.as_u128()), name, stack)
+                });
+        if !matches!(restored, Some(Ok(()))) {
+            // The table changed shape since: the chips go back to the balance.
+            let key = format!("restore:{}:{}", def.id, Uuid::new_v4());
+            chips::cash_out(pool, account, &def.id, &key)
+                .await
+                .map_err(chips_to_def)?;
+        }
+    }
+    let number: i64 = sqlx::query("SELECT coalesce(max(number), 0) FROM hands WHERE table_id = $1")
+        .bind(&def.id)
+        .fetch_one(pool)
+        .await?
+        .get(0);
+    Ok(u64::try_from(number).unwrap_or(0))
 }
 
 fn chips_to_def(e: chips::ChipsError) -> DefError {

@@ -98,7 +98,11 @@ async fn two_players_sitting(structure: Structure) -> Running {
     def::upsert(&pool, &t).await.unwrap();
     let (child, addr) = start(&url);
     wait_healthy(addr).await;
-    let app = TestApp { addr, pool };
+    let app = TestApp {
+        addr,
+        pool,
+        state: None,
+    };
     let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
     let mut a = connect(&app, Some(&ann)).await;
     let mut b = connect(&app, Some(&bob)).await;
@@ -162,7 +166,11 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
 
     let (mut child, addr) = start(&url);
     wait_healthy(addr).await;
-    let app = TestApp { addr, pool };
+    let app = TestApp {
+        addr,
+        pool,
+        state: None,
+    };
     let pool = app.pool.clone();
     let statuses: Vec<String> = sqlx::query_scalar("SELECT status FROM hands ORDER BY number")
         .fetch_all(&pool)

@@ -1,4 +1,7 @@
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::Parser;
 use reqwest::{Client, Response};
@@ -19,7 +22,11 @@ struct Args {
 
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// A pool of the test's own, straight to the database (the server's may go through a
+    /// `DbProxy`).
     pub pool: PgPool,
+    /// The server's state when it runs in this process (not for a `scoop serve` child).
+    pub state: Option<AppState>,
 }
 
 fn admin_url() -> String {
@@ -70,24 +77,119 @@ pub async fn spawn_tables(tables: &[TableDef], configure: impl FnOnce(&mut Confi
     for t in tables {
         def::upsert(&pool, t).await.expect("table definition");
     }
+    serve(pool.clone(), pool, url, configure).await
+}
+
+/// A server with these tables open whose every database connection goes through a proxy the
+/// test can cut. The server's pool gives up on a connection after one second, so an outage
+/// longer than that is one the server has to live through.
+pub async fn spawn_behind_proxy(
+    tables: &[TableDef],
+    configure: impl FnOnce(&mut Config),
+) -> (TestApp, DbProxy) {
+    let (pool, url) = fresh_database().await;
+    for t in tables {
+        def::upsert(&pool, t).await.expect("table definition");
+    }
+    let (base, name) = url.rsplit_once('/').expect("database url");
+    let host = base.rsplit_once('@').map_or(base, |(_, h)| h);
+    let target = tokio::net::lookup_host(host.trim_start_matches("postgres://"))
+        .await
+        .expect("database address")
+        .next()
+        .expect("database address");
+    let proxy = DbProxy::start(target).await;
+    let proxied = url.replace(host, &proxy.addr.to_string());
+    let app_pool = PgPoolOptions::new()
+        .max_connections(10)
+        .acquire_timeout(Duration::from_secs(1))
+        .connect(&proxied)
+        .await
+        .expect("connect through the proxy");
+    let _ = name;
+    (serve(app_pool, pool, proxied, configure).await, proxy)
+}
+
+async fn serve(
+    app_pool: PgPool,
+    pool: PgPool,
+    url: String,
+    configure: impl FnOnce(&mut Config),
+) -> TestApp {
     let mut config = Args::parse_from(["scoop"]).config;
     config.database_url = url;
     config.bind = "127.0.0.1:0".parse().expect("address");
     configure(&mut config);
-    let state = AppState::start(pool.clone(), config).await.expect("state");
+    let state = AppState::start(app_pool, config).await.expect("state");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
+    let serving = state.clone();
     tokio::spawn(async move {
         axum::serve(
             listener,
-            router(state).into_make_service_with_connect_info::<SocketAddr>(),
+            router(serving).into_make_service_with_connect_info::<SocketAddr>(),
         )
         .await
         .expect("serve");
     });
-    TestApp { addr, pool }
+    TestApp {
+        addr,
+        pool,
+        state: Some(state),
+    }
+}
+
+/// A TCP proxy in front of Postgres. `cut` drops every connection through it and refuses new
+/// ones (as a network partition or a database restart would); `restore` lets them through
+/// again.
+pub struct DbProxy {
+    pub addr: SocketAddr,
+    cut: Arc<AtomicBool>,
+    links: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl DbProxy {
+    async fn start(target: SocketAddr) -> DbProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind proxy");
+        let addr = listener.local_addr().expect("proxy addr");
+        let cut = Arc::new(AtomicBool::new(false));
+        let links: Arc<Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
+        let (c, l) = (cut.clone(), links.clone());
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if c.load(Ordering::SeqCst) {
+                    continue; // dropped: the client sees the connection close
+                }
+                let link = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                if let Ok(mut links) = l.lock() {
+                    links.retain(|h| !h.is_finished());
+                    links.push(link.abort_handle());
+                }
+            }
+        });
+        DbProxy { addr, cut, links }
+    }
+
+    pub fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        if let Ok(mut links) = self.links.lock() {
+            for link in links.drain(..) {
+                link.abort();
+            }
+        }
+    }
+
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
 }
 
 impl TestApp {

@@ -5,5 +5,6 @@ mod accounts;
 mod chips;
 mod crash;
 mod helpers;
+mod runtime;
 mod tables;
 mod ws;

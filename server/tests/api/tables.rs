@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::helpers::{TestApp, spawn_tables};
 use crate::ws::{Client, connect, connect_with_origin, register};
 
-fn quick_table(id: &str, structure: Structure) -> TableDef {
+pub(crate) fn quick_table(id: &str, structure: Structure) -> TableDef {
     let mut t = TableDef::new(id, id, structure, 5, 10);
     t.between_hands_ms = 50;
     t
@@ -84,7 +84,7 @@ async fn play(c: &mut Client, table: &str, hands: usize) {
     }
 }
 
-async fn sit(c: &mut Client, table: &str, seat: u8, buy_in: u64) {
+pub(crate) async fn sit(c: &mut Client, table: &str, seat: u8, buy_in: u64) {
     c.send(&ClientMessage::Sit {
         table: table.into(),
         seat,

@@ -110,6 +110,19 @@ impl Client {
         }
     }
 
+    /// Every message that arrives within `wait` (the connection may stay quiet).
+    pub async fn drain(&mut self, wait: Duration) -> Vec<ServerMessage> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut got = Vec::new();
+        while let Ok(Some(Ok(Message::Text(t)))) =
+            tokio::time::timeout_at(deadline, self.ws.next()).await
+        {
+            self.frames.push(t.to_string());
+            got.push(serde_json::from_str(t.as_str()).expect("valid server message"));
+        }
+        got
+    }
+
     /// Reads until `pred` holds for a message; returns it.
     pub async fn until(&mut self, mut pred: impl FnMut(&ServerMessage) -> bool) -> ServerMessage {
         for _ in 0..10_000 {
