@@ -237,12 +237,14 @@ impl Connection {
                 seat,
                 buy_in,
                 post_now,
+                request_id,
             } => (
                 table,
                 Request::Sit {
                     seat,
                     buy_in,
                     post_now,
+                    request_id,
                 },
             ),
             ClientMessage::Act {
@@ -253,8 +255,12 @@ impl Connection {
             ClientMessage::PreSelect { table, pre } => (table, Request::PreSelect(pre)),
             ClientMessage::SitOut { table } => (table, Request::SitOut),
             ClientMessage::SitIn { table, post_now } => (table, Request::SitIn { post_now }),
-            ClientMessage::TopUp { table, amount } => (table, Request::TopUp { amount }),
-            ClientMessage::Leave { table } => (table, Request::Leave),
+            ClientMessage::TopUp {
+                table,
+                amount,
+                request_id,
+            } => (table, Request::TopUp { amount, request_id }),
+            ClientMessage::Leave { table, request_id } => (table, Request::Leave { request_id }),
             ClientMessage::Chat { table, text } => (table, Request::Chat { text }),
         };
         let Some(account) = self.account.clone() else {

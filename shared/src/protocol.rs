@@ -16,6 +16,46 @@ pub const MAX_CHAT_CHARS: usize = 200;
 
 pub type TableId = String;
 
+/// A client's name for one request that moves chips (a buy-in, top-up or leave): 1 to 64
+/// letters, digits, `-` or `_`. A request sent again with the same id is applied once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RequestId(String);
+
+impl RequestId {
+    pub const MAX_LEN: usize = 64;
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for RequestId {
+    type Error = String;
+
+    fn try_from(id: String) -> Result<RequestId, String> {
+        let valid = !id.is_empty()
+            && id.len() <= RequestId::MAX_LEN
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if valid {
+            Ok(RequestId(id))
+        } else {
+            Err(format!(
+                "a request id has 1 to {} letters, digits, '-' or '_'",
+                RequestId::MAX_LEN
+            ))
+        }
+    }
+}
+
+impl From<RequestId> for String {
+    fn from(id: RequestId) -> String {
+        id.0
+    }
+}
+
 /// An action the player has chosen before their turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +91,9 @@ pub enum ClientMessage {
         /// Post a big blind at once rather than wait for it.
         #[serde(default)]
         post_now: bool,
+        /// Made once per click and sent again on a retry: the chips move once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<RequestId>,
     },
     /// `hand` is the hand number the client saw: an action meant for an earlier hand is
     /// refused rather than applied to the wrong one.
@@ -74,9 +117,13 @@ pub enum ClientMessage {
     TopUp {
         table: TableId,
         amount: Chips,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<RequestId>,
     },
     Leave {
         table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<RequestId>,
     },
     Chat {
         table: TableId,
@@ -173,6 +220,8 @@ pub enum ErrorCode {
     ChatRejected,
     /// The database cannot be reached; the table waits for it (retry later).
     DatabaseUnavailable,
+    /// A request sent again with the same request id: it was carried out the first time.
+    AlreadyDone,
     Internal,
 }
 

@@ -238,6 +238,7 @@ pub struct Text {
     pub err_seat: &'static str,
     pub err_chat_rejected: &'static str,
     pub err_database_unavailable: &'static str,
+    pub err_already_done: &'static str,
     pub err_other: &'static str,
 }
 
@@ -403,6 +404,7 @@ pub static EN: Text = Text {
     err_seat: "That seat request was refused.",
     err_chat_rejected: "That message was not sent.",
     err_database_unavailable: "Waiting for the database… The hand will be settled when it is back.",
+    err_already_done: "Already done.",
     err_other: "Something went wrong.",
 };
 
@@ -568,6 +570,7 @@ pub static FR: Text = Text {
     err_seat: "Cette demande de place a été refusée.",
     err_chat_rejected: "Ce message n'a pas été envoyé.",
     err_database_unavailable: "En attente de la base de données… La main sera réglée dès son retour.",
+    err_already_done: "C'est déjà fait.",
     err_other: "Une erreur s'est produite.",
 };
 
@@ -733,6 +736,7 @@ pub static IT: Text = Text {
     err_seat: "La richiesta del posto è stata rifiutata.",
     err_chat_rejected: "Il messaggio non è stato inviato.",
     err_database_unavailable: "In attesa del database… La mano sarà regolata appena torna disponibile.",
+    err_already_done: "Già fatto.",
     err_other: "Qualcosa è andato storto.",
 };
 
@@ -754,6 +758,7 @@ impl Text {
             "seat" => self.err_seat,
             "chat_rejected" => self.err_chat_rejected,
             "database_unavailable" => self.err_database_unavailable,
+            "already_done" => self.err_already_done,
             "no_such_table" => self.no_such_table,
             _ if message.is_empty() => self.err_other,
             _ => return message.to_string(),

@@ -138,6 +138,7 @@ pub fn error_code(code: ErrorCode) -> &'static str {
         ErrorCode::InsufficientBalance => "insufficient_balance",
         ErrorCode::ChatRejected => "chat_rejected",
         ErrorCode::DatabaseUnavailable => "database_unavailable",
+        ErrorCode::AlreadyDone => "already_done",
         ErrorCode::Internal => "internal",
     }
 }

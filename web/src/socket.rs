@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 
 use leptos::prelude::Set;
-use shared::protocol::{ClientMessage, ServerMessage, TableId};
+use shared::protocol::{ClientMessage, RequestId, ServerMessage, TableId};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use web_sys::{CloseEvent, MessageEvent, WebSocket};
@@ -149,6 +149,14 @@ pub fn start() {
 pub fn reconnect() {
     store::get().conn.set(Conn::Connecting);
     connect();
+}
+
+/// A fresh id for one click that moves chips; the message keeps it if it has to wait for the
+/// socket, so the server applies it once.
+pub fn request_id() -> Option<RequestId> {
+    let now = js_sys::Date::now() as u64;
+    let random = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+    RequestId::try_from(format!("{now:x}-{random:x}")).ok()
 }
 
 pub fn send(msg: &ClientMessage) {

@@ -309,6 +309,7 @@ async fn bot(
                     seat: free as u8,
                     buy_in: buy_in.max(view.min_buy_in),
                     post_now: true,
+                    request_id: None,
                 }))
                 .await?;
                 sitting = true;
@@ -323,6 +324,7 @@ async fn bot(
                     ws.send(send(&ClientMessage::TopUp {
                         table: table.to_string(),
                         amount: view.max_buy_in / 2 - me.stack.min(view.max_buy_in / 2),
+                        request_id: None,
                     }))
                     .await?;
                 } else if me.status == shared::table::SeatStatus::SittingOut {
@@ -357,6 +359,7 @@ async fn bot(
     let _ = ws
         .send(send(&ClientMessage::Leave {
             table: table.to_string(),
+            request_id: None,
         }))
         .await;
     let _ = ws.close(None).await;

@@ -14,7 +14,9 @@ use sha2::{Digest, Sha256};
 use shared::card::Deck;
 use shared::hand::{Action, Event};
 use shared::history::{HandRecord, HistorySeat};
-use shared::protocol::{Clock, ErrorCode, LobbyTable, MAX_CHAT_CHARS, PreAction, ServerMessage};
+use shared::protocol::{
+    Clock, ErrorCode, LobbyTable, MAX_CHAT_CHARS, PreAction, RequestId, ServerMessage,
+};
 use shared::rules::Chips;
 use shared::table::{Leave, PlayerId, SeatStatus, Table, TableError};
 use shared::view::{Viewer, project, table_view};
@@ -75,6 +77,7 @@ pub enum Request {
         seat: u8,
         buy_in: Chips,
         post_now: bool,
+        request_id: Option<RequestId>,
     },
     Act {
         hand: u64,
@@ -87,8 +90,11 @@ pub enum Request {
     },
     TopUp {
         amount: Chips,
+        request_id: Option<RequestId>,
     },
-    Leave,
+    Leave {
+        request_id: Option<RequestId>,
+    },
     Chat {
         text: String,
     },
@@ -187,6 +193,14 @@ fn player_id(account: Uuid) -> PlayerId {
 
 fn account_of(player: PlayerId) -> Uuid {
     Uuid::from_u128(player.0)
+}
+
+fn already_done(table: &str) -> Arc<str> {
+    error(
+        ErrorCode::AlreadyDone,
+        "that request was already carried out",
+        table,
+    )
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -482,15 +496,20 @@ impl TableActor {
                 seat: wanted,
                 buy_in,
                 post_now,
+                request_id,
             } => {
                 if self.closing {
                     return Err(error(ErrorCode::Seat, "this table is closing", &self.id));
                 }
                 self.check_sit(account, wanted, buy_in)?;
-                let key = format!("sit:{}:{}", self.id, Uuid::new_v4());
-                chips::buy_in(&self.pool, account.id, &self.id, wanted, buy_in, &key)
+                let key = self.ledger_key("sit", account, request_id.as_ref());
+                let bought = chips::buy_in(&self.pool, account.id, &self.id, wanted, buy_in, &key)
                     .await
                     .map_err(|e| self.chips_error(e))?;
+                if bought == Outcome::Replayed {
+                    // Applied before (and the player has left since): nothing more to do.
+                    return Err(already_done(&self.id));
+                }
                 self.table
                     .sit(
                         wanted,
@@ -545,7 +564,7 @@ impl TableActor {
                 self.sat_out_since.remove(&seat);
                 self.changed(Vec::new()).await;
             }
-            Request::TopUp { amount } => {
+            Request::TopUp { amount, request_id } => {
                 let seat = seat.ok_or_else(not_seated)?;
                 let in_hand = self.table.hand_running()
                     && self
@@ -560,21 +579,26 @@ impl TableActor {
                 if amount == 0 || stack.saturating_add(amount) > max {
                     return Err(self.table_error(TableError::TopUpTooLarge { max }));
                 }
-                let key = format!("top-up:{}:{}", self.id, Uuid::new_v4());
-                chips::top_up(&self.pool, account.id, &self.id, amount, &key)
+                let key = self.ledger_key("top-up", account, request_id.as_ref());
+                let topped = chips::top_up(&self.pool, account.id, &self.id, amount, &key)
                     .await
                     .map_err(|e| self.chips_error(e))?;
+                if topped == Outcome::Replayed {
+                    // The same click again (a retry or a second socket): already on the table.
+                    return Err(already_done(&self.id));
+                }
                 self.table
                     .top_up(seat, amount)
                     .map_err(|e| self.table_error(e))?;
                 self.changed(Vec::new()).await;
             }
-            Request::Leave => {
+            Request::Leave { request_id } => {
                 let seat = seat.ok_or_else(not_seated)?;
                 if !self.in_running_hand(seat) {
                     // Money first: the stack is on the balance before the seat is freed, and a
                     // database that does not answer changes nothing.
-                    self.leave_between_hands(seat)
+                    let key = self.ledger_key("leave", account, request_id.as_ref());
+                    self.leave_between_hands(seat, &key)
                         .await
                         .map_err(|e| self.chips_error(e))?;
                     self.changed(Vec::new()).await;
@@ -634,6 +658,15 @@ impl TableActor {
             }
         }
         Ok(())
+    }
+
+    /// The ledger's idempotency key for a request: from the client's request id when it sent
+    /// one (so the same click sent again moves chips once), else unique to this call.
+    fn ledger_key(&self, kind: &str, account: &Account, request: Option<&RequestId>) -> String {
+        match request {
+            Some(id) => format!("{kind}:{}:{}:{}", self.id, account.id, id.as_str()),
+            None => format!("{kind}:{}:{}", self.id, Uuid::new_v4()),
+        }
     }
 
     fn check_sit(&self, account: &Account, seat: u8, buy_in: Chips) -> Result<(), Arc<str>> {
@@ -1138,7 +1171,8 @@ impl TableActor {
             return;
         }
         for seat in idle {
-            match self.leave_between_hands(seat).await {
+            let key = format!("stand-up:{}:{}", self.id, Uuid::new_v4());
+            match self.leave_between_hands(seat, &key).await {
                 Ok(()) => {
                     tracing::info!(table = %self.id, seat, "stood up after sitting out too long")
                 }
@@ -1153,12 +1187,11 @@ impl TableActor {
 
     /// Frees a seat that is not in a running hand: its stack goes to the balance first, and
     /// only once that is committed does the seat empty. On an error nothing has changed.
-    async fn leave_between_hands(&mut self, seat: u8) -> Result<(), ChipsError> {
+    async fn leave_between_hands(&mut self, seat: u8, key: &str) -> Result<(), ChipsError> {
         let Some(player) = self.table.seat(seat).map(|s| s.player) else {
             return Err(ChipsError::NotSeated);
         };
-        let key = format!("leave:{}:{}", self.id, Uuid::new_v4());
-        match chips::cash_out(&self.pool, account_of(player), &self.id, &key).await {
+        match chips::cash_out(&self.pool, account_of(player), &self.id, key).await {
             Ok(_) | Err(ChipsError::NotSeated) => {}
             Err(e) => {
                 self.metrics.db_errors.inc();
@@ -1196,7 +1229,8 @@ impl TableActor {
     async fn cash_out_everyone(&mut self) {
         let seats: Vec<u8> = self.table.seats().map(|(i, _)| i).collect();
         for seat in seats {
-            if let Err(e) = self.leave_between_hands(seat).await {
+            let key = format!("close:{}:{}", self.id, Uuid::new_v4());
+            if let Err(e) = self.leave_between_hands(seat, &key).await {
                 tracing::error!(table = %self.id, seat, error = %e, "cash-out at closing failed; the seat stays in the database until the next start");
             }
         }

@@ -112,6 +112,7 @@ async fn two_players_sitting(structure: Structure) -> Running {
             seat,
             buy_in: 500,
             post_now: true,
+            request_id: None,
         })
         .await;
     }

@@ -181,7 +181,11 @@ async fn leaving_while_the_database_is_down_changes_nothing_and_works_once_it_is
     let stack = a.view.as_ref().unwrap().seats[0].as_ref().unwrap().stack;
 
     proxy.cut();
-    a.send(&ClientMessage::Leave { table: "l".into() }).await;
+    a.send(&ClientMessage::Leave {
+        table: "l".into(),
+        request_id: None,
+    })
+    .await;
     let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::DatabaseUnavailable);
     // Still seated, in memory and in the database.
@@ -200,7 +204,11 @@ async fn leaving_while_the_database_is_down_changes_nothing_and_works_once_it_is
     // The pool may need a moment to reconnect: try until the leave goes through.
     let mut left = false;
     for _ in 0..20 {
-        a.send(&ClientMessage::Leave { table: "l".into() }).await;
+        a.send(&ClientMessage::Leave {
+            table: "l".into(),
+            request_id: None,
+        })
+        .await;
         let m = a
             .until(|m| {
                 matches!(m, ServerMessage::Error { .. })
@@ -275,5 +283,74 @@ async fn players_sat_out_for_the_tables_number_of_hands_are_stood_up_with_their_
     let me: Value = app.get_as(&carl, "/api/me").await.json().await.unwrap();
     assert_eq!(me["on_tables"], 0, "{me}");
     assert_eq!(me["balance"], 10_000);
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn a_request_sent_twice_with_the_same_id_moves_chips_once() {
+    let mut def = quick_table("i", Structure::NoLimit);
+    def.between_hands_ms = 60_000;
+    let app = spawn_tables(&[def], |_| {}).await;
+    let ann = register(&app, "ann").await;
+    // Two sockets of one account: a page and its reload, both sending the same click.
+    let mut a1 = connect(&app, Some(&ann)).await;
+    let mut a2 = connect(&app, Some(&ann)).await;
+    a1.watch("i").await;
+    a2.watch("i").await;
+    let id = |s: &str| shared::protocol::RequestId::try_from(s.to_string()).ok();
+    for c in [&mut a1, &mut a2] {
+        c.send(&ClientMessage::Sit {
+            table: "i".into(),
+            seat: 0,
+            buy_in: 500,
+            post_now: true,
+            request_id: id("sit-1"),
+        })
+        .await;
+    }
+    a1.until(|m| view_of(m).is_some_and(|v| v.you == Some(0)))
+        .await;
+    let (code, _) = a2.error().await;
+    assert!(
+        matches!(code, ErrorCode::Seat | ErrorCode::AlreadyDone),
+        "{code:?}"
+    );
+    for c in [&mut a1, &mut a2] {
+        c.send(&ClientMessage::TopUp {
+            table: "i".into(),
+            amount: 100,
+            request_id: id("top-up-1"),
+        })
+        .await;
+    }
+    a1.until(|m| view_of(m).is_some_and(|v| v.seats[0].as_ref().is_some_and(|s| s.stack == 600)))
+        .await;
+    let (code, _) = a2.error().await;
+    assert_eq!(code, ErrorCode::AlreadyDone);
+    // A later top-up with a new id is a new request.
+    a2.send(&ClientMessage::TopUp {
+        table: "i".into(),
+        amount: 50,
+        request_id: id("top-up-2"),
+    })
+    .await;
+    a2.until(|m| view_of(m).is_some_and(|v| v.seats[0].as_ref().is_some_and(|s| s.stack == 650)))
+        .await;
+    let me: Value = app.get_as(&ann, "/api/me").await.json().await.unwrap();
+    assert_eq!(me["balance"], 10_000 - 650, "{me}");
+    assert_eq!(me["on_tables"], 650, "{me}");
+    let rows: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM ledger WHERE kind IN ('buy_in', 'top_up')")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(rows, 3);
+    // A request id that is not one is refused as a bad message, and nothing moves.
+    a1.send_raw(tokio_tungstenite::tungstenite::Message::Text(
+        r#"{"type":"top_up","table":"i","amount":10,"request_id":"no spaces allowed"}"#.into(),
+    ))
+    .await;
+    let (code, _) = a1.error().await;
+    assert_eq!(code, ErrorCode::BadMessage);
     app.assert_balanced().await;
 }

@@ -90,6 +90,7 @@ pub(crate) async fn sit(c: &mut Client, table: &str, seat: u8, buy_in: u64) {
         seat,
         buy_in,
         post_now: true,
+        request_id: None,
     })
     .await;
     c.until(|m| match m {
@@ -304,6 +305,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
         seat: 0,
         buy_in: 5,
         post_now: true,
+        request_id: None,
     })
     .await;
     let (code, _) = a.error().await;
@@ -313,6 +315,7 @@ async fn bad_input_is_refused_with_an_error_and_changes_nothing() {
         seat: 9,
         buy_in: 500,
         post_now: true,
+        request_id: None,
     })
     .await;
     a.error().await;
@@ -651,6 +654,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     a.send(&ClientMessage::TopUp {
         table: "t".into(),
         amount: 1_000_000,
+        request_id: None,
     })
     .await;
     let (code, _) = a.error().await;
@@ -658,10 +662,15 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     a.send(&ClientMessage::TopUp {
         table: "t".into(),
         amount: 50,
+        request_id: None,
     })
     .await;
     a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].as_ref().is_some_and(|s| s.stack == stack + 50))).await;
-    a.send(&ClientMessage::Leave { table: "t".into() }).await;
+    a.send(&ClientMessage::Leave {
+        table: "t".into(),
+        request_id: None,
+    })
+    .await;
     a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].is_none()))
         .await;
     let me: Value = app.get_as(&ann, "/api/me").await.json().await.unwrap();
@@ -688,7 +697,10 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
         (&mut b, "bob", &bob, &mut a)
     };
     leaver
-        .send(&ClientMessage::Leave { table: "t".into() })
+        .send(&ClientMessage::Leave {
+            table: "t".into(),
+            request_id: None,
+        })
         .await;
     stayer
         .until(|m| {

@@ -237,6 +237,7 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
                 socket::send(&ClientMessage::TopUp {
                     table: table.get_value(),
                     amount: n,
+                    request_id: socket::request_id(),
                 });
                 top_up.set(String::new());
             }
@@ -266,7 +267,7 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
                             <button on:click=do_top_up>{t.top_up}</button>
                         </span>
                     </Show>
-                    <button data-test="leave" on:click=move |_| send(|table| ClientMessage::Leave { table })>{t.leave}</button>
+                    <button data-test="leave" on:click=move |_| send(|table| ClientMessage::Leave { table, request_id: socket::request_id() })>{t.leave}</button>
                     <small class="error">{move || top_up_error.get()}</small>
                 </div>
             }

@@ -281,6 +281,7 @@ fn BuyIn(
                     seat,
                     buy_in: n,
                     post_now: post_now.get_untracked(),
+                    request_id: socket::request_id(),
                 });
                 close();
             }
