@@ -4,6 +4,8 @@
 //! deals, so they include cache misses on the tables, as a server evaluating many tables would
 //! see, rather than one hand evaluated from a warm cache.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -2,6 +2,8 @@
 //!
 //! `cargo bench -p shared --bench hand`
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -1,6 +1,8 @@
 //! The hand engine against docs/rules.md, one test (or more) per rule, and the seeds' worked
 //! examples.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 mod common;
 
 use common::*;

@@ -4,6 +4,8 @@
 //! (server/src/replay.rs: seat i is player i, the button is the last player, heads-up the big
 //! blind is p1) so that exported PHH can be replayed here.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 mod common;
 
 use std::collections::HashSet;

@@ -1,6 +1,8 @@
 //! Property tests over random hands: 2-10 players, all three structures, short stacks, random
 //! legal (and illegal) actions.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 mod common;
 
 use proptest::prelude::*;

@@ -7,6 +7,8 @@
 //!
 //! `SCOOP_TABLE_CASES` sets the number of cases (default 2000; the test command also runs 50,000 in release mode).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 

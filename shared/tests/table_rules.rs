@@ -1,6 +1,8 @@
 //! The table across hands: dead button, heads-up, joining, missed blinds, sitting out,
 //! buy-ins, the clock and voided hands (docs/rules.md §4, §7, §8, §9).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use shared::hand::{Action, BlindKind, Event};
 use shared::table::{Deal, Leave, PlayerId, Positions, SeatStatus, Table, TableConfig, TableError};
 use shared::{Chips, Deck, Stakes};
