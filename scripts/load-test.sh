@@ -3,7 +3,9 @@
 # PER_TABLE bots each for SECONDS, against a scratch database. Prints the bots' report
 # (hands/s, action-to-broadcast latency), the server's own latency histograms, its CPU and
 # peak memory, and how busy the whole machine was.
-#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10]
+#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10] [SPECTATORS=0]
+# SPECTATORS opens that many sockets on the first table that never read (stalled watchers).
+# SCOOP_SERVER_BIN runs another server binary (e.g. an older build) against the same bots.
 # THINK_MS is each bot's thinking time before acting, N or MIN-MAX milliseconds; 0 acts at
 # once, which measures the most the machine can deal rather than latency at a given load.
 # The first WARMUP seconds of play are not measured: then every table deals its first hand
@@ -16,6 +18,7 @@ per_table=${2:-6}
 seconds=${3:-60}
 think=${4:-0}
 warmup=${5:-10}
+spectators=${6:-0}
 admin=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=scoop_load_$$
 base=${admin%/*}
@@ -38,7 +41,7 @@ done >"$work/tables.toml"
 DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
     SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
     SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" RUST_LOG=warn \
-    "$target/release/scoop" serve >"$work/server.log" 2>&1 &
+    "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -48,7 +51,8 @@ metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
 # The bots play 5 s past the server's window, so that their leaving together (a stampede of
 # folds and cash-outs) falls outside it.
 "$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
-    --seconds "$((seconds + 5))" --warmup "$warmup" --think-ms "$think" >"$work/report.json" &
+    --seconds "$((seconds + 5))" --warmup "$warmup" --think-ms "$think" \
+    --spectators "$spectators" >"$work/report.json" &
 bots=$!
 # Registration (argon2 for every bot) comes first; the window starts WARMUP seconds after
 # the first hand is dealt.
@@ -112,4 +116,4 @@ quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (ac
 quantiles scoop_hand_start_write_seconds "hand start writes"
 quantiles scoop_hand_settle_write_seconds "hand settle writes"
 echo "server log: $(grep -c . "$work/server.log") warnings and errors; the first ones:"
-awk '!seen[$0]++' "$work/server.log" | head -5
+awk '!seen[$0]++ && ++n <= 5' "$work/server.log"

@@ -10,6 +10,7 @@ pub struct Config {
     #[arg(
         long,
         env = "DATABASE_URL",
+        hide_env_values = true,
         default_value = "postgres://postgres@127.0.0.1:5432/scoop"
     )]
     pub database_url: String,

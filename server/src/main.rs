@@ -33,6 +33,7 @@ enum Command {
         #[arg(
             long,
             env = "DATABASE_URL",
+            hide_env_values = true,
             default_value = "postgres://postgres@127.0.0.1:5432/scoop"
         )]
         database_url: String,
@@ -43,6 +44,7 @@ enum Command {
         #[arg(
             long,
             env = "DATABASE_URL",
+            hide_env_values = true,
             default_value = "postgres://postgres@127.0.0.1:5432/postgres"
         )]
         database_url: String,
@@ -58,6 +60,7 @@ enum Command {
         #[arg(
             long,
             env = "DATABASE_URL",
+            hide_env_values = true,
             default_value = "postgres://postgres@127.0.0.1:5432/scoop"
         )]
         database_url: String,
@@ -85,12 +88,17 @@ enum Command {
         /// (e.g. 300-1000). 0 = act at once, which saturates the machine.
         #[arg(long, default_value = "0", value_parser = parse_think)]
         think_ms: (u64, u64),
+        /// Also open this many sockets that watch the first table and never read what it
+        /// sends (a crowd of stalled spectators).
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
     },
     /// Check that balances + chips on tables + rake collected = chips granted.
     Audit {
         #[arg(
             long,
             env = "DATABASE_URL",
+            hide_env_values = true,
             default_value = "postgres://postgres@127.0.0.1:5432/scoop"
         )]
         database_url: String,
@@ -225,6 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seconds,
             warmup,
             think_ms,
+            spectators,
         } => runtime()?.block_on(async {
             init_logs(false);
             let report = server::bots::client::run(server::bots::client::Options {
@@ -234,6 +243,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 duration: Duration::from_secs(seconds),
                 think: Duration::from_millis(think_ms.0)..=Duration::from_millis(think_ms.1),
                 warmup: Duration::from_secs(warmup),
+                spectators,
             })
             .await?;
             println!("{}", serde_json::to_string_pretty(&report)?);

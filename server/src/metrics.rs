@@ -74,6 +74,9 @@ pub struct Metrics {
     pub hands_started: Counter,
     pub hands_finished: Counter,
     pub broadcasts: Counter,
+    /// Table messages serialised for broadcasts: one per audience per change, however many
+    /// watchers share it.
+    pub frames_serialised: Counter,
     pub db_errors: Counter,
     /// Table tasks that panicked and were restarted from the database.
     pub table_restarts: Counter,
@@ -98,6 +101,7 @@ impl Default for Metrics {
             hands_started: Counter::default(),
             hands_finished: Counter::default(),
             broadcasts: Counter::default(),
+            frames_serialised: Counter::default(),
             db_errors: Counter::default(),
             table_restarts: Counter::default(),
             settle_waits: Counter::default(),
@@ -157,6 +161,12 @@ impl Metrics {
             "counter",
             "Table updates sent to watchers.",
             self.broadcasts.get(),
+        );
+        metric(
+            "scoop_frames_serialised_total",
+            "counter",
+            "Table messages serialised for broadcasts (one per audience per change).",
+            self.frames_serialised.get(),
         );
         metric(
             "scoop_database_errors_total",

@@ -9,7 +9,7 @@ use crate::protocol::{Dealt, SeatView, TableView, ViewEvent};
 use crate::table::Table;
 
 /// Who is looking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Viewer {
     Seat(u8),
     Spectator,

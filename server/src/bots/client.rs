@@ -53,6 +53,8 @@ pub struct Options {
     pub think: RangeInclusive<Duration>,
     /// Played but not measured, at the start: every table deals its first hand at once.
     pub warmup: Duration,
+    /// Sockets that watch the first table and never read.
+    pub spectators: usize,
 }
 
 #[derive(Default)]
@@ -69,6 +71,8 @@ pub struct Report {
     pub registration_seconds: f64,
     pub tables: usize,
     pub connections: usize,
+    /// Stalled spectators on the first table (opened, never read).
+    pub spectators: usize,
     /// Played first and not measured.
     pub warmup_seconds: f64,
     /// The measured window.
@@ -125,6 +129,10 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
             .await;
     let registration_seconds = registering.elapsed().as_secs_f64();
 
+    // Held open, never read, until the report is written.
+    let crowd = stalled_spectators(&opts, &tables[0]).await;
+    let stalled = crowd.len();
+
     let stats = Arc::new(Mutex::new(Stats::default()));
     let start = Instant::now();
     let measured_from = start + opts.warmup;
@@ -165,6 +173,7 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
     for t in tasks {
         let _ = t.await;
     }
+    drop(crowd);
     // Hands and latencies are counted inside the measured window only.
     let seconds = opts.duration.as_secs_f64();
     let mut s = match stats.lock() {
@@ -183,6 +192,7 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         registration_seconds,
         tables: tables.len(),
         connections: tables.len() * opts.per_table,
+        spectators: stalled,
         warmup_seconds: opts.warmup.as_secs_f64(),
         seconds,
         think_ms: [
@@ -197,6 +207,53 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         action_to_broadcast_max_ms: pct(1.0),
         errors: s.errors,
     })
+}
+
+/// Opens `opts.spectators` anonymous sockets that watch `table` and then are never read: the
+/// server's writes to them back up, which must not slow the table's players. Their receive
+/// buffers are small (a phone on a poor link), so they fall behind within seconds rather than
+/// after the megabytes loopback would otherwise absorb.
+async fn stalled_spectators(
+    opts: &Options,
+    table: &str,
+) -> Vec<tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>>
+{
+    let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
+    let watch = serde_json::to_string(&ClientMessage::Watch {
+        table: table.to_string(),
+    })
+    .unwrap_or_default();
+    futures_util::stream::iter(0..opts.spectators)
+        .map(|_| {
+            let (ws_url, origin, watch) = (ws_url.clone(), opts.url.clone(), watch.clone());
+            async move {
+                let mut request = ws_url.into_client_request().ok()?;
+                let origin = HeaderValue::from_str(&origin).ok()?;
+                request.headers_mut().insert("origin", origin);
+                let host = request.uri().authority()?.as_str().to_string();
+                let addr = tokio::net::lookup_host(host).await.ok()?.next()?;
+                let socket = if addr.is_ipv4() {
+                    tokio::net::TcpSocket::new_v4()
+                } else {
+                    tokio::net::TcpSocket::new_v6()
+                }
+                .ok()?;
+                socket.set_recv_buffer_size(4096).ok()?;
+                let stream = socket.connect(addr).await.ok()?;
+                let (mut ws, _) = tokio_tungstenite::client_async(
+                    request,
+                    tokio_tungstenite::MaybeTlsStream::Plain(stream),
+                )
+                .await
+                .ok()?;
+                ws.send(Message::Text(watch.into())).await.ok()?;
+                Some(ws)
+            }
+        })
+        .buffer_unordered(64)
+        .filter_map(|ws| async move { ws })
+        .collect()
+        .await
 }
 
 /// Registers a fresh account and returns its session cookie (`scoop_session=…`).

@@ -107,6 +107,45 @@ struct Watcher {
     stale: bool,
 }
 
+/// What every message about one change shares.
+struct Frame<'a> {
+    table_id: &'a str,
+    seq: u64,
+    table: &'a Table,
+    hand_number: u64,
+    clock: Option<Clock>,
+}
+
+impl Frame<'_> {
+    fn viewer(&self, account: Option<Uuid>) -> Viewer {
+        match account.and_then(|a| self.table.seat_of(player_id(a))) {
+            Some(seat) => Viewer::Seat(seat),
+            None => Viewer::Spectator,
+        }
+    }
+
+    fn events(&self, events: &[Event], viewer: Viewer) -> Arc<str> {
+        let msg = ServerMessage::Events {
+            table: self.table_id.to_string(),
+            seq: self.seq,
+            events: events.iter().map(|e| project(e, viewer)).collect(),
+            view: Box::new(table_view(self.table, viewer, self.hand_number)),
+            clock: self.clock,
+        };
+        serde_json::to_string(&msg).unwrap_or_default().into()
+    }
+
+    fn snapshot(&self, viewer: Viewer) -> Arc<str> {
+        let msg = ServerMessage::Snapshot {
+            table: self.table_id.to_string(),
+            seq: self.seq,
+            view: Box::new(table_view(self.table, viewer, self.hand_number)),
+            clock: self.clock,
+        };
+        serde_json::to_string(&msg).unwrap_or_default().into()
+    }
+}
+
 /// A seat freed by a leave, kept until its cash-out is committed.
 struct Gone {
     seat: u8,
@@ -776,57 +815,52 @@ impl TableActor {
         Some((legal.seat, action))
     }
 
-    /// Sends this change to every watcher, each through the per-viewer projection.
+    /// Sends this change to every watcher, each through the per-viewer projection. Each
+    /// audience's message is serialised once (the spectators share one, each seat has its
+    /// own). A watcher whose queue was full is behind: it gets the current snapshot (also
+    /// built once per audience) when its queue has room again, and costs nothing until then,
+    /// so a crowd of watchers that never read cannot slow the table.
     fn broadcast(&mut self, events: &[Event]) {
         self.seq += 1;
         let clock = self.clock_view();
-        let mut spectator: Option<Arc<str>> = None;
-        let mut slow = Vec::new();
-        for (&conn, w) in &self.watchers {
-            let viewer = match w.account.and_then(|a| self.table.seat_of(player_id(a))) {
-                Some(seat) => Viewer::Seat(seat),
-                None => Viewer::Spectator,
-            };
-            let text = if viewer == Viewer::Spectator && !w.stale {
-                spectator
-                    .get_or_insert_with(|| self.events_message(events, viewer, clock))
-                    .clone()
-            } else if w.stale {
-                self.snapshot_message(viewer, clock)
-            } else {
-                self.events_message(events, viewer, clock)
-            };
-            if w.out.try_send(text).is_err() {
-                slow.push(conn);
-            }
-        }
-        for conn in self.watchers.keys().copied().collect::<Vec<_>>() {
-            if let Some(w) = self.watchers.get_mut(&conn) {
-                w.stale = slow.contains(&conn);
-            }
-        }
-        self.metrics.broadcasts.inc();
-    }
-
-    fn events_message(&self, events: &[Event], viewer: Viewer, clock: Option<Clock>) -> Arc<str> {
-        let msg = ServerMessage::Events {
-            table: self.id.clone(),
+        let frame = Frame {
+            table_id: &self.id,
             seq: self.seq,
-            events: events.iter().map(|e| project(e, viewer)).collect(),
-            view: Box::new(table_view(&self.table, viewer, self.hand_number)),
+            table: &self.table,
+            hand_number: self.hand_number,
             clock,
         };
-        serde_json::to_string(&msg).unwrap_or_default().into()
+        let mut built: HashMap<(Viewer, bool), Arc<str>> = HashMap::new();
+        for w in self.watchers.values_mut() {
+            if w.stale && w.out.capacity() == 0 {
+                continue;
+            }
+            let viewer = frame.viewer(w.account);
+            let text = built
+                .entry((viewer, w.stale))
+                .or_insert_with(|| {
+                    if w.stale {
+                        frame.snapshot(viewer)
+                    } else {
+                        frame.events(events, viewer)
+                    }
+                })
+                .clone();
+            w.stale = w.out.try_send(text).is_err();
+        }
+        self.metrics.broadcasts.inc();
+        self.metrics.frames_serialised.add(built.len() as u64);
     }
 
     fn snapshot_message(&self, viewer: Viewer, clock: Option<Clock>) -> Arc<str> {
-        let msg = ServerMessage::Snapshot {
-            table: self.id.clone(),
+        Frame {
+            table_id: &self.id,
             seq: self.seq,
-            view: Box::new(table_view(&self.table, viewer, self.hand_number)),
+            table: &self.table,
+            hand_number: self.hand_number,
             clock,
-        };
-        serde_json::to_string(&msg).unwrap_or_default().into()
+        }
+        .snapshot(viewer)
     }
 
     fn send_snapshot(&mut self, conn: ConnId) {
@@ -1360,10 +1394,114 @@ fn now_rfc3339() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use shared::protocol::ServerMessage;
+    use shared::rules::{Stakes, Structure};
+
+    fn actor() -> TableActor {
+        let def = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
+        let mut table =
+            Table::new(shared::table::TableConfig::new(Stakes::no_limit(5, 10), 6)).expect("table");
+        for seat in [0u8, 1] {
+            table
+                .sit(
+                    seat,
+                    PlayerId(u128::from(seat) + 1),
+                    format!("p{seat}"),
+                    500,
+                    true,
+                )
+                .expect("sit");
+        }
+        let (_, rx) = mpsc::channel(8);
+        let (lobby, _) = broadcast::channel(8);
+        let info = LobbyTable {
+            id: "t".into(),
+            name: "t".into(),
+            stakes: Stakes::no_limit(5, 10),
+            seats_taken: 0,
+            seat_count: 6,
+            average_pot: 0,
+            hands_per_hour: 0,
+            spectators: 0,
+        };
+        TableActor::new(ActorParts {
+            id: "t".into(),
+            def,
+            table,
+            // Never connected: broadcasting needs no database.
+            pool: PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none").expect("lazy pool"),
+            rx,
+            hand_number: 0,
+            lobby,
+            lobby_info: Arc::new(std::sync::Mutex::new(info)),
+            bots: Vec::new(),
+            metrics: Arc::new(crate::metrics::Metrics::default()),
+        })
+    }
+
+    fn watch(
+        actor: &mut TableActor,
+        conn: ConnId,
+        account: Option<u128>,
+        queue: usize,
+    ) -> mpsc::Receiver<Arc<str>> {
+        let (out, rx) = mpsc::channel(queue);
+        actor.watchers.insert(
+            conn,
+            Watcher {
+                account: account.map(Uuid::from_u128),
+                out,
+                stale: false,
+            },
+        );
+        rx
+    }
+
     #[test]
     fn timestamps_are_rfc3339_utc() {
-        let t = super::now_rfc3339();
+        let t = now_rfc3339();
         assert_eq!(t.len(), 20, "{t}");
         assert!(t.starts_with("20") && t.ends_with('Z'), "{t}");
+    }
+
+    #[tokio::test]
+    async fn stalled_watchers_cost_no_serialisation_and_get_the_current_snapshot_once_they_read() {
+        let mut a = actor();
+        let mut seat0 = watch(&mut a, 1, Some(1), 1024);
+        let mut seat1 = watch(&mut a, 2, Some(2), 1024);
+        let mut reader = watch(&mut a, 3, None, 1024);
+        // A crowd of spectators that never read: a queue of one, filled at once.
+        let mut crowd: Vec<mpsc::Receiver<Arc<str>>> = (100..1100)
+            .map(|conn| watch(&mut a, conn, None, 1))
+            .collect();
+        for _ in 0..20 {
+            a.broadcast(&[]);
+        }
+        // Each change is serialised once per audience: seat 0, seat 1, the spectators (and
+        // the stalled crowd's snapshot once, when it first fell behind).
+        let frames = a.metrics.frames_serialised.get();
+        assert!(frames <= 20 * 3 + 1, "{frames} frames for 20 changes");
+        assert!(a.watchers.values().filter(|w| w.stale).count() >= 1000);
+        for rx in [&mut seat0, &mut seat1, &mut reader] {
+            let mut got = 0;
+            while rx.try_recv().is_ok() {
+                got += 1;
+            }
+            assert_eq!(got, 20, "readers miss nothing");
+        }
+        // One of the crowd reads what it had: the next change brings it the current table.
+        let first = crowd[0].try_recv().expect("its one queued message");
+        assert!(first.contains("\"seq\":1"), "{first}");
+        a.broadcast(&[]);
+        let next = crowd[0].try_recv().expect("a snapshot");
+        let msg: ServerMessage = serde_json::from_str(&next).expect("a server message");
+        assert!(
+            matches!(msg, ServerMessage::Snapshot { seq: 21, .. }),
+            "the current snapshot, not the backlog: {next}"
+        );
+        assert!(!a.watchers[&100].stale);
+        // The rest of the crowd is still behind and still costs nothing.
+        assert_eq!(a.metrics.frames_serialised.get(), frames + 4);
     }
 }

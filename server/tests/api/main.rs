@@ -5,6 +5,7 @@
 
 mod accounts;
 mod chips;
+mod cli;
 mod crash;
 mod helpers;
 mod runtime;
