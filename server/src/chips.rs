@@ -41,17 +41,26 @@ impl ChipsError {
     /// A failure to reach the database (down, unreachable, pool exhausted), which the same
     /// request may get past later; not a refusal by the database or by the rules.
     pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
+        match self {
             ChipsError::Database(
                 sqlx::Error::Io(_)
-                    | sqlx::Error::Tls(_)
-                    | sqlx::Error::Protocol(_)
-                    | sqlx::Error::PoolTimedOut
-                    | sqlx::Error::PoolClosed
-                    | sqlx::Error::WorkerCrashed
-            )
-        )
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed,
+            ) => true,
+            // Connection exceptions, too many connections, a server shutting down or failing
+            // over, serialization failures and deadlocks: the same request can pass later.
+            ChipsError::Database(sqlx::Error::Database(e)) => e.code().is_some_and(|code| {
+                code.starts_with("08")
+                    || code.starts_with("53")
+                    || code.starts_with("57P")
+                    || code == "40001"
+                    || code == "40P01"
+            }),
+            _ => false,
+        }
     }
 }
 
@@ -444,6 +453,30 @@ pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsEr
 }
 
 /// Hands left running by a process that stopped.
+/// A hand's status as recorded: `running`, `complete` or `void`.
+pub async fn hand_status(pool: &PgPool, hand: Uuid) -> Result<Option<String>, ChipsError> {
+    Ok(sqlx::query_scalar("SELECT status FROM hands WHERE id = $1")
+        .bind(hand)
+        .fetch_optional(pool)
+        .await?)
+}
+
+/// One player's seat at a table as the database holds it: `(seat, stack, username)`.
+pub async fn seat_of(
+    pool: &PgPool,
+    table_id: &str,
+    account: Uuid,
+) -> Result<Option<(i16, i64, String)>, ChipsError> {
+    Ok(sqlx::query_as(
+        "SELECT s.seat, s.stack, a.username FROM table_seats s JOIN accounts a \
+         ON a.id = s.account_id WHERE s.table_id = $1 AND s.account_id = $2",
+    )
+    .bind(table_id)
+    .bind(account)
+    .fetch_optional(pool)
+    .await?)
+}
+
 pub async fn running_hands(pool: &PgPool) -> Result<Vec<Uuid>, ChipsError> {
     let rows = sqlx::query("SELECT id FROM hands WHERE status = 'running'")
         .fetch_all(pool)

@@ -367,6 +367,28 @@ impl Table {
         Ok(())
     }
 
+    /// Overwrites a seat's stack between hands: only to make the table agree with what the
+    /// database holds after a write whose outcome was unknown.
+    pub fn set_stack(&mut self, seat: u8, stack: Chips) -> Result<(), TableError> {
+        if self.in_hand(seat) {
+            return Err(TableError::HandInProgress);
+        }
+        self.seat_mut(seat)?.stack = stack;
+        Ok(())
+    }
+
+    /// Stands a player up between hands without remembering what they owe: one stood up for
+    /// sitting out too long comes back as a new player (docs/rules.md §7.6, §7.7).
+    pub fn stand_up(&mut self, seat: u8) -> Result<Seat, TableError> {
+        if self.in_hand(seat) {
+            return Err(TableError::HandInProgress);
+        }
+        self.seat_mut(seat)?;
+        self.seats[seat as usize]
+            .take()
+            .ok_or(TableError::SeatEmpty(seat))
+    }
+
     /// Takes back a finished hand whose result could not be saved: every stack returns to
     /// what it was when the hand started and the result is forgotten (docs/rules.md §9).
     pub fn undo_finished_hand(&mut self) -> Result<(), TableError> {
@@ -521,10 +543,13 @@ impl Table {
                 Some(e) => {
                     s.status = SeatStatus::Playing;
                     s.hands_sat_out = 0;
-                    // A restart is a new game: nothing owed from before it is still owed.
+                    // A restart is a new game, and a heads-up hand has no dead blinds (the
+                    // player who is not the big blind posts the small one): nothing owed from
+                    // before is still owed.
                     if matches!(e.post, Post::BigBlind | Post::BigAndDeadSmall)
                         || i == positions.big_blind
                         || plan.deal == Deal::Restart
+                        || plan.entrants.len() == 2
                     {
                         s.missed_big = false;
                         s.missed_small = false;

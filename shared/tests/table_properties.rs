@@ -114,6 +114,7 @@ static DEBTS_CARRIED: AtomicU64 = AtomicU64::new(0);
 static NEWCOMERS_POSTING: AtomicU64 = AtomicU64::new(0);
 static SHOWDOWNS: AtomicU64 = AtomicU64::new(0);
 static DEAD_SMALL_WALKS: AtomicU64 = AtomicU64::new(0);
+static MISSED_BLINDS: AtomicU64 = AtomicU64::new(0);
 
 /// What the test knows from outside the table.
 struct Model {
@@ -410,6 +411,24 @@ impl Model {
         if let Some(last) = last {
             prop_assert_eq!(Some(p.big_blind), next_after(seats, last.big_blind, &ready));
             prop_assert!(deal != Deal::Fresh);
+            // Sat-out seats the big blind passed have missed it; the sat-out seat the small
+            // blind fell on (the last big blind's, heads-up too) has missed that (§7.5).
+            for (&seat, &(_, status)) in &before {
+                if status != SeatStatus::SittingOut {
+                    continue;
+                }
+                let Some(s) = self.table.seat(seat) else {
+                    continue;
+                };
+                if between(seats, last.big_blind, p.big_blind, seat) {
+                    prop_assert!(s.missed_big, "seat {seat} missed the big blind: {p:?}");
+                    MISSED_BLINDS.fetch_add(1, Ordering::Relaxed);
+                }
+                if seat == last.big_blind {
+                    prop_assert!(s.missed_small, "seat {seat} missed the small blind");
+                    MISSED_BLINDS.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         }
         // Nobody posts the positional big blind twice in a row without having sat down anew.
         let bb_player = player_at(p.big_blind).expect("the big blind is seated");
@@ -541,6 +560,10 @@ fn table_keeps_every_chip_moves_the_big_blind_and_never_freezes_under_seat_churn
             NEWCOMERS_POSTING.load(Ordering::Relaxed),
         ),
         ("hands shown", SHOWDOWNS.load(Ordering::Relaxed)),
+        (
+            "missed blinds marked",
+            MISSED_BLINDS.load(Ordering::Relaxed),
+        ),
         (
             "hands ended preflop with a dead small blind",
             DEAD_SMALL_WALKS.load(Ordering::Relaxed),

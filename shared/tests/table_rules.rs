@@ -583,14 +583,29 @@ fn rule_7_5_sitting_out_through_a_heads_up_hand_misses_the_small_blind() {
     assert_eq!(t.positions().map(|p| p.big_blind), Some(0));
     let s = t.seat(2).unwrap();
     assert!(s.missed_small && !s.missed_big, "{s:?}");
-    // Back at once: not dealt in for free.
+    // Back at once, posting: seat 2 is next hand's big blind, so it waits one hand (§7.4)
+    // rather than come in free with the button, and is then dealt in as the big blind.
     t.sit_in(2, true).unwrap();
     let e = play_hand(&mut t);
-    if dealt(&e).contains(&2) {
-        assert!(
-            blinds(&e).contains(&(2, BlindKind::DeadSmall)),
-            "{:?}",
-            blinds(&e)
-        );
+    assert!(!dealt(&e).contains(&2), "{:?}", dealt(&e));
+    let e = play_hand(&mut t);
+    assert_eq!(t.positions().map(|p| p.big_blind), Some(2));
+    assert!(blinds(&e).contains(&(2, BlindKind::Big)));
+}
+
+#[test]
+fn rule_7_7_a_player_stood_up_for_sitting_out_is_not_remembered_as_owing() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
     }
+    play_hand(&mut t);
+    t.sit_out(6).unwrap();
+    play_hand(&mut t);
+    let s = t.stand_up(6).unwrap();
+    assert!(s.missed_big);
+    assert_eq!(t.owed_by(s.player), None);
+    // Back as a new player: nothing owed.
+    t.sit(6, s.player, "p6".into(), 500, false).unwrap();
+    assert!(!t.seat(6).unwrap().missed_big);
 }

@@ -403,7 +403,7 @@ pub static EN: Text = Text {
     err_stale_hand: "That hand is over.",
     err_seat: "That seat request was refused.",
     err_chat_rejected: "That message was not sent.",
-    err_database_unavailable: "Waiting for the database… The hand will be settled when it is back.",
+    err_database_unavailable: "Waiting for the database… Try again in a moment; a finished hand is settled as soon as it is back.",
     err_already_done: "Already done.",
     err_other: "Something went wrong.",
 };
@@ -569,7 +569,7 @@ pub static FR: Text = Text {
     err_stale_hand: "Cette main est terminée.",
     err_seat: "Cette demande de place a été refusée.",
     err_chat_rejected: "Ce message n'a pas été envoyé.",
-    err_database_unavailable: "En attente de la base de données… La main sera réglée dès son retour.",
+    err_database_unavailable: "En attente de la base de données… Réessayez dans un instant ; une main finie sera réglée dès son retour.",
     err_already_done: "C'est déjà fait.",
     err_other: "Une erreur s'est produite.",
 };
@@ -735,7 +735,7 @@ pub static IT: Text = Text {
     err_stale_hand: "Quella mano è finita.",
     err_seat: "La richiesta del posto è stata rifiutata.",
     err_chat_rejected: "Il messaggio non è stato inviato.",
-    err_database_unavailable: "In attesa del database… La mano sarà regolata appena torna disponibile.",
+    err_database_unavailable: "In attesa del database… Riprova tra un momento; una mano finita sarà regolata appena torna disponibile.",
     err_already_done: "Già fatto.",
     err_other: "Qualcosa è andato storto.",
 };

@@ -1,7 +1,7 @@
 //! One task per table: the only code that changes the table. Commands come in through a
 //! bounded channel; every change goes out to each watcher through the per-viewer projection.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
@@ -107,6 +107,19 @@ struct Watcher {
     stale: bool,
 }
 
+/// How long one settlement attempt may take before the table stops waiting for its answer and
+/// tries again.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a seat is freed between hands.
+#[derive(Clone, Copy)]
+enum Departure {
+    /// The player's own leave: blinds owed are remembered (docs/rules.md §7.6).
+    Leave,
+    /// Stood up for sitting out too long, or the table closed: nothing is remembered.
+    StandUp,
+}
+
 /// What every message about one change shares.
 struct Frame<'a> {
     table_id: &'a str,
@@ -204,6 +217,9 @@ pub struct TableActor {
     stop_dealing: bool,
     closing: bool,
     sat_out_since: HashMap<u8, Instant>,
+    /// Accounts whose last chip movement may or may not have committed (the database did not
+    /// answer): their seat is read back from Postgres before the next hand is dealt.
+    unsure: HashSet<Uuid>,
     bots: HashMap<PlayerId, Account>,
     bot_acts_at: Option<Instant>,
     chat_limiter: RateLimiter<Uuid>,
@@ -280,6 +296,7 @@ impl TableActor {
             stop_dealing: false,
             closing: false,
             sat_out_since: HashMap::new(),
+            unsure: HashSet::new(),
             bots: parts
                 .bots
                 .into_iter()
@@ -324,7 +341,15 @@ impl TableActor {
             .catch_unwind()
             .await;
             if let Err(panic) = step {
-                self.recover(panic_message(panic.as_ref())).await;
+                let mut why = panic_message(panic.as_ref());
+                // Recovery itself runs guarded too: a table must not die while recovering.
+                while let Err(again) = AssertUnwindSafe(self.recover(why.clone()))
+                    .catch_unwind()
+                    .await
+                {
+                    why = panic_message(again.as_ref());
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
             }
             if self.hand.is_none() {
                 for done in self.draining.drain(..) {
@@ -413,6 +438,7 @@ impl TableActor {
             }
             Command::InjectPanic => panic!("a panic injected into table {}", self.id),
         }
+        self.track_sat_out();
     }
 
     /// After a panic: the hand in play is voided (every stack back to what it was before it,
@@ -467,11 +493,8 @@ impl TableActor {
         }
         let now = Instant::now();
         self.sat_out_since.clear();
-        for (seat, s) in self.table.seats() {
-            if s.status == SeatStatus::SittingOut {
-                self.sat_out_since.insert(seat, now);
-            }
-        }
+        self.track_sat_out();
+        self.unsure.clear();
         self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms);
         for w in self.watchers.values_mut() {
             w.stale = true;
@@ -501,7 +524,7 @@ impl TableActor {
                 self.metrics.db_errors.inc();
                 error(
                     ErrorCode::DatabaseUnavailable,
-                    "the database is not answering; nothing was changed, try again",
+                    "the database did not answer; try again in a moment",
                     &self.id,
                 )
             }
@@ -544,10 +567,11 @@ impl TableActor {
                 let key = self.ledger_key("sit", account, request_id.as_ref());
                 let bought = chips::buy_in(&self.pool, account.id, &self.id, wanted, buy_in, &key)
                     .await
-                    .map_err(|e| self.chips_error(e))?;
+                    .map_err(|e| self.uncertain(account.id, e))?;
                 if bought == Outcome::Replayed {
-                    // Applied before (and the player has left since): nothing more to do.
-                    return Err(already_done(&self.id));
+                    // Applied before: if its answer was lost, the seat is in Postgres and not
+                    // here yet; take it from there.
+                    return self.replayed(account.id).await;
                 }
                 self.table
                     .sit(
@@ -621,10 +645,11 @@ impl TableActor {
                 let key = self.ledger_key("top-up", account, request_id.as_ref());
                 let topped = chips::top_up(&self.pool, account.id, &self.id, amount, &key)
                     .await
-                    .map_err(|e| self.chips_error(e))?;
+                    .map_err(|e| self.uncertain(account.id, e))?;
                 if topped == Outcome::Replayed {
-                    // The same click again (a retry or a second socket): already on the table.
-                    return Err(already_done(&self.id));
+                    // The same click again (a retry or a second socket): already on the table,
+                    // or in Postgres only if the first answer was lost.
+                    return self.replayed(account.id).await;
                 }
                 self.table
                     .top_up(seat, amount)
@@ -637,9 +662,15 @@ impl TableActor {
                     // Money first: the stack is on the balance before the seat is freed, and a
                     // database that does not answer changes nothing.
                     let key = self.ledger_key("leave", account, request_id.as_ref());
-                    self.leave_between_hands(seat, &key)
+                    let left = self
+                        .leave_between_hands(seat, &key, Departure::Leave)
                         .await
-                        .map_err(|e| self.chips_error(e))?;
+                        .map_err(|e| self.uncertain(account.id, e))?;
+                    if !left {
+                        // This request id already took the player away once; they have sat
+                        // down again since, and this seat stays.
+                        return Err(already_done(&self.id));
+                    }
                     self.changed(Vec::new()).await;
                     return Ok(());
                 }
@@ -697,6 +728,65 @@ impl TableActor {
             }
         }
         Ok(())
+    }
+
+    /// A chip movement failed. If the database may have committed it anyway (the answer was
+    /// lost), the account's seat is read back before the next hand.
+    fn uncertain(&mut self, account: Uuid, e: ChipsError) -> Arc<str> {
+        if e.is_transient() {
+            self.unsure.insert(account);
+        }
+        self.chips_error(e)
+    }
+
+    /// A request the ledger had already applied: make the table agree with Postgres, and say
+    /// so if that changed nothing.
+    async fn replayed(&mut self, account: Uuid) -> Result<(), Arc<str>> {
+        match self.reconcile(account).await {
+            Ok(true) => {
+                self.changed(Vec::new()).await;
+                Ok(())
+            }
+            Ok(false) => Err(already_done(&self.id)),
+            Err(e) => Err(self.uncertain(account, e)),
+        }
+    }
+
+    /// Brings one account's seat in memory in line with Postgres, between hands. Returns
+    /// whether anything changed.
+    async fn reconcile(&mut self, account: Uuid) -> Result<bool, ChipsError> {
+        let player = player_id(account);
+        let here = self.table.seat_of(player);
+        if here.is_some_and(|seat| self.in_running_hand(seat)) {
+            return Ok(false); // settled at the end of the hand, which checks the stacks
+        }
+        let there = chips::seat_of(&self.pool, &self.id, account).await?;
+        self.unsure.remove(&account);
+        let there = there.and_then(|(seat, stack, name)| {
+            Some((u8::try_from(seat).ok()?, u64::try_from(stack).ok()?, name))
+        });
+        let changed = match (here, there) {
+            (Some(seat), Some((db_seat, stack, _))) if seat == db_seat => {
+                let differs = self.table.seat(seat).is_some_and(|s| s.stack != stack);
+                if differs {
+                    let _ = self.table.set_stack(seat, stack);
+                }
+                differs
+            }
+            (None, Some((seat, stack, name))) => {
+                self.table.restore_seat(seat, player, name, stack).is_ok()
+            }
+            (Some(seat), None) => self.table.stand_up(seat).is_ok(),
+            (Some(seat), Some((db_seat, ..))) => {
+                tracing::error!(table = %self.id, %account, seat, db_seat, "a player's seat differs from the database's");
+                false
+            }
+            (None, None) => false,
+        };
+        if changed {
+            tracing::warn!(table = %self.id, %account, "seat brought in line with the database");
+        }
+        Ok(changed)
     }
 
     /// The ledger's idempotency key for a request: from the client's request id when it sent
@@ -790,6 +880,31 @@ impl TableActor {
                     return;
                 }
             }
+        }
+    }
+
+    fn doubt_every_seat(&mut self) {
+        let accounts: Vec<Uuid> = self
+            .table
+            .seats()
+            .map(|(_, s)| account_of(s.player))
+            .collect();
+        self.unsure.extend(accounts);
+    }
+
+    /// Starts the clock of the minutes limit for seats that just sat out, and stops it for
+    /// seats back in.
+    fn track_sat_out(&mut self) {
+        let now = Instant::now();
+        let sat_out: Vec<u8> = self
+            .table
+            .seats()
+            .filter(|(_, s)| s.status == SeatStatus::SittingOut)
+            .map(|(seat, _)| seat)
+            .collect();
+        self.sat_out_since.retain(|seat, _| sat_out.contains(seat));
+        for seat in sat_out {
+            self.sat_out_since.entry(seat).or_insert(now);
         }
     }
 
@@ -984,6 +1099,14 @@ impl TableActor {
     }
 
     async fn try_start_hand(&mut self) {
+        // No hand is dealt while memory may disagree with Postgres about a seat.
+        for account in self.unsure.iter().copied().collect::<Vec<_>>() {
+            if let Err(e) = self.reconcile(account).await {
+                tracing::warn!(table = %self.id, error = %e, "cannot check a seat with the database yet");
+                self.next_hand_at = Instant::now() + Duration::from_secs(1);
+                return;
+            }
+        }
         self.seat_bots().await;
         let deck = Deck::shuffled(&mut rand::rng());
         let order = deck.order().to_vec();
@@ -1094,19 +1217,45 @@ impl TableActor {
         let mut waiting = false;
         let settled = loop {
             let writing = Instant::now();
-            let settled = chips::settle_hand(
-                &self.pool,
-                running.id,
-                &self.id,
-                &stacks,
-                result.rake,
-                &history,
+            // A database that stops answering without closing the connection must not hold
+            // the table for as long as TCP takes to give up.
+            let settled = tokio::time::timeout(
+                SETTLE_TIMEOUT,
+                chips::settle_hand(
+                    &self.pool,
+                    running.id,
+                    &self.id,
+                    &stacks,
+                    result.rake,
+                    &history,
+                ),
             )
-            .await;
+            .await
+            .unwrap_or(Err(ChipsError::Database(sqlx::Error::PoolTimedOut)));
             self.metrics.hand_settle_write.observe(writing.elapsed());
             match settled {
-                Ok(Outcome::Applied(())) | Ok(Outcome::Replayed) => break true,
-                Err(e) if e.is_transient() => {
+                Ok(Outcome::Applied(())) => break true,
+                Ok(Outcome::Replayed) => {
+                    // Settled by an earlier try whose answer was lost, or voided by another
+                    // process meanwhile: only the first may be shown.
+                    match chips::hand_status(&self.pool, running.id).await {
+                        Ok(Some(status)) if status == "complete" => break true,
+                        Ok(_) => {
+                            tracing::error!(table = %self.id, "the hand was voided elsewhere; taking it back");
+                            let _ = self.table.undo_finished_hand();
+                            self.doubt_every_seat();
+                            break false;
+                        }
+                        Err(e) => {
+                            tracing::warn!(table = %self.id, error = %e, "cannot read the hand's status yet");
+                            tokio::time::sleep(delay).await;
+                            delay = (delay * 2).min(Duration::from_secs(5));
+                        }
+                    }
+                }
+                // Every failure but a refusal to balance may pass later; settling again is
+                // safe, the database applies a hand once.
+                Err(e) if !matches!(e, ChipsError::Unbalanced(_)) => {
                     // Nothing about the result is shown before it is saved: the table holds
                     // the hand, says why, and settles it when the database is back. (A process
                     // that dies meanwhile voids it at its next start.)
@@ -1136,6 +1285,8 @@ impl TableActor {
                     self.metrics.db_errors.inc();
                     let _ = chips::void_hand(&self.pool, running.id).await;
                     let _ = self.table.undo_finished_hand();
+                    // Memory and Postgres disagreed about a stack: read every seat back.
+                    self.doubt_every_seat();
                     break false;
                 }
             }
@@ -1161,14 +1312,7 @@ impl TableActor {
             self.cash_out_gone(Gone::from(s).at(seat)).await;
         }
         self.stand_up_idle().await;
-        let now = Instant::now();
-        for (seat, s) in self.table.seats() {
-            if s.status == SeatStatus::SittingOut {
-                self.sat_out_since.entry(seat).or_insert(now);
-            } else {
-                self.sat_out_since.remove(&seat);
-            }
-        }
+        self.track_sat_out();
         self.broadcast(&[]);
         self.publish_lobby();
     }
@@ -1206,8 +1350,11 @@ impl TableActor {
         }
         for seat in idle {
             let key = format!("stand-up:{}:{}", self.id, Uuid::new_v4());
-            match self.leave_between_hands(seat, &key).await {
-                Ok(()) => {
+            match self
+                .leave_between_hands(seat, &key, Departure::StandUp)
+                .await
+            {
+                Ok(_) => {
                     tracing::info!(table = %self.id, seat, "stood up after sitting out too long")
                 }
                 Err(e) => {
@@ -1220,13 +1367,21 @@ impl TableActor {
     }
 
     /// Frees a seat that is not in a running hand: its stack goes to the balance first, and
-    /// only once that is committed does the seat empty. On an error nothing has changed.
-    async fn leave_between_hands(&mut self, seat: u8, key: &str) -> Result<(), ChipsError> {
+    /// only once that is committed does the seat empty. On an error nothing has changed here.
+    /// Returns false when the key had been used already (nothing done).
+    async fn leave_between_hands(
+        &mut self,
+        seat: u8,
+        key: &str,
+        how: Departure,
+    ) -> Result<bool, ChipsError> {
         let Some(player) = self.table.seat(seat).map(|s| s.player) else {
             return Err(ChipsError::NotSeated);
         };
         match chips::cash_out(&self.pool, account_of(player), &self.id, key).await {
-            Ok(_) | Err(ChipsError::NotSeated) => {}
+            // NotSeated: an earlier cash-out committed but its answer was lost.
+            Ok(Outcome::Applied(_)) | Err(ChipsError::NotSeated) => {}
+            Ok(Outcome::Replayed) => return Ok(false),
             Err(e) => {
                 self.metrics.db_errors.inc();
                 return Err(e);
@@ -1234,9 +1389,16 @@ impl TableActor {
         }
         self.sat_out_since.remove(&seat);
         self.pre_actions.remove(&seat);
-        let _ = self.table.leave(seat);
+        match how {
+            Departure::Leave => {
+                let _ = self.table.leave(seat);
+            }
+            Departure::StandUp => {
+                let _ = self.table.stand_up(seat);
+            }
+        }
         self.publish_lobby();
-        Ok(())
+        Ok(true)
     }
 
     /// Cashes out a player whose seat the table has already freed (they left during the hand
@@ -1264,7 +1426,10 @@ impl TableActor {
         let seats: Vec<u8> = self.table.seats().map(|(i, _)| i).collect();
         for seat in seats {
             let key = format!("close:{}:{}", self.id, Uuid::new_v4());
-            if let Err(e) = self.leave_between_hands(seat, &key).await {
+            if let Err(e) = self
+                .leave_between_hands(seat, &key, Departure::StandUp)
+                .await
+            {
                 tracing::error!(table = %self.id, seat, error = %e, "cash-out at closing failed; the seat stays in the database until the next start");
             }
         }

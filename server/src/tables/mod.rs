@@ -97,7 +97,11 @@ impl Tables {
             .collect();
         for id in closed {
             if let Some(handle) = tables.remove(&id) {
-                let _ = handle.tx.send(Command::Close).await;
+                // Not awaited under the registry's lock: a table waiting for the database with
+                // a full queue must not stall every other table's lookups.
+                tokio::spawn(async move {
+                    let _ = handle.tx.send(Command::Close).await;
+                });
                 self.metrics.tables.sub(1);
                 tracing::info!(table = %id, "table closing");
             }
@@ -186,7 +190,13 @@ impl Tables {
         let mut waits = Vec::new();
         for tx in senders {
             let (done, wait) = oneshot::channel();
-            if tx.send(Command::Drain { done }).await.is_ok() {
+            // A table whose queue stays full (it is waiting for the database) must not hold
+            // the shutdown past its grace period.
+            if tx
+                .send_timeout(Command::Drain { done }, limit)
+                .await
+                .is_ok()
+            {
                 waits.push(wait);
             }
         }
@@ -223,13 +233,13 @@ pub(crate) async fn restore_seats(
     .fetch_all(pool)
     .await?;
     for row in rows {
-        let seat: i16 = row.get(0);
-        let account: Uuid = row.get(1);
-        let stack: i64 = row.get(2);
-        let name = bots
-            .iter()
-            .find(|b| b.id == account)
-            .map_or_else(|| row.get::<String, _>(3), |b| b.name.clone());
+        let seat: i16 = row.try_get(0)?;
+        let account: Uuid = row.try_get(1)?;
+        let stack: i64 = row.try_get(2)?;
+        let name = match bots.iter().find(|b| b.id == account) {
+            Some(b) => b.name.clone(),
+            None => row.try_get(3)?,
+        };
         let restored =
             u8::try_from(seat)
                 .ok()
@@ -245,11 +255,11 @@ pub(crate) async fn restore_seats(
                 .map_err(chips_to_def)?;
         }
     }
-    let number: i64 = sqlx::query("SELECT coalesce(max(number), 0) FROM hands WHERE table_id = $1")
-        .bind(&def.id)
-        .fetch_one(pool)
-        .await?
-        .get(0);
+    let number: i64 =
+        sqlx::query_scalar("SELECT coalesce(max(number), 0) FROM hands WHERE table_id = $1")
+            .bind(&def.id)
+            .fetch_one(pool)
+            .await?;
     Ok(u64::try_from(number).unwrap_or(0))
 }
 

@@ -238,6 +238,19 @@ async fn players_sat_out_for_the_tables_number_of_hands_are_stood_up_with_their_
     let mut c = connect(&app, Some(&carl)).await;
     sit(&mut c, "s", 2, 500).await;
     c.send(&ClientMessage::SitOut { table: "s".into() }).await;
+    c.until(|m| {
+        view_of(m).is_some_and(|v| {
+            v.seats[2]
+                .as_ref()
+                .is_some_and(|s| s.status == SeatStatus::SittingOut)
+        })
+    })
+    .await;
+    // Hands numbered above this one are dealt while carl sits out.
+    let before: i64 = sqlx::query_scalar("SELECT coalesce(max(number), 0) FROM hands")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     // ann and bob play on, checking and calling, while carl sits out.
     let (mut stood_up, mut seen_carl) = (false, [false; 2]);
     for _ in 0..2000 {
@@ -275,11 +288,13 @@ async fn players_sat_out_for_the_tables_number_of_hands_are_stood_up_with_their_
         }
     }
     assert!(stood_up, "carl was stood up");
-    let dealt: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
-    assert!(dealt >= 2, "stood up after two hands, not before: {dealt}");
+    let dealt: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete' AND number > $1")
+            .bind(before)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(dealt, 2, "stood up after two hands sat out, not before");
     let me: Value = app.get_as(&carl, "/api/me").await.json().await.unwrap();
     assert_eq!(me["on_tables"], 0, "{me}");
     assert_eq!(me["balance"], 10_000);
@@ -352,5 +367,40 @@ async fn a_request_sent_twice_with_the_same_id_moves_chips_once() {
     .await;
     let (code, _) = a1.error().await;
     assert_eq!(code, ErrorCode::BadMessage);
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn a_leave_request_id_used_again_after_sitting_down_again_changes_nothing() {
+    let mut def = quick_table("r", Structure::NoLimit);
+    def.between_hands_ms = 60_000;
+    let app = spawn_tables(&[def], |_| {}).await;
+    let ann = register(&app, "ann").await;
+    let mut a = connect(&app, Some(&ann)).await;
+    let id = |s: &str| shared::protocol::RequestId::try_from(s.to_string()).ok();
+    sit(&mut a, "r", 0, 500).await;
+    a.send(&ClientMessage::Leave {
+        table: "r".into(),
+        request_id: id("leave-1"),
+    })
+    .await;
+    a.until(|m| view_of(m).is_some_and(|v| v.you.is_none()))
+        .await;
+    sit(&mut a, "r", 0, 400).await;
+    // The old click again: the new sitting is not ended by it, in memory or in Postgres.
+    a.send(&ClientMessage::Leave {
+        table: "r".into(),
+        request_id: id("leave-1"),
+    })
+    .await;
+    let (code, _) = a.error().await;
+    assert_eq!(code, ErrorCode::AlreadyDone);
+    a.send(&ClientMessage::Resync { table: "r".into() }).await;
+    let m = a
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await;
+    assert_eq!(view_of(&m).and_then(|v| v.you), Some(0));
+    let me: Value = app.get_as(&ann, "/api/me").await.json().await.unwrap();
+    assert_eq!(me["on_tables"], 400, "{me}");
     app.assert_balanced().await;
 }
