@@ -453,6 +453,26 @@ pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsEr
 }
 
 /// Hands left running by a process that stopped.
+/// What is left of a seated player's time bank. It only ever goes down while they sit, so
+/// writes that arrive out of order cannot give time back.
+pub async fn save_time_bank(
+    pool: &PgPool,
+    table_id: &str,
+    account: Uuid,
+    left_ms: i32,
+) -> Result<(), ChipsError> {
+    sqlx::query(
+        "UPDATE table_seats SET time_bank_ms = least(coalesce(time_bank_ms, $3), $3) \
+         WHERE table_id = $1 AND account_id = $2",
+    )
+    .bind(table_id)
+    .bind(account)
+    .bind(left_ms)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// A hand's status as recorded: `running`, `complete` or `void`.
 pub async fn hand_status(pool: &PgPool, hand: Uuid) -> Result<Option<String>, ChipsError> {
     Ok(sqlx::query_scalar("SELECT status FROM hands WHERE id = $1")

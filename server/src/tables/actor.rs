@@ -107,6 +107,10 @@ struct Watcher {
     stale: bool,
 }
 
+/// A player who leaves and sits down again within this time is still in the same sitting:
+/// their time bank is not refilled.
+const SITTING: Duration = Duration::from_secs(60 * 60);
+
 /// How long one settlement attempt may take before the table stops waiting for its answer and
 /// tries again.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -210,7 +214,11 @@ pub struct TableActor {
     hand_number: u64,
     hand: Option<RunningHand>,
     clock: Option<ClockState>,
+    /// What is left of each seated player's time bank (absent: the full bank).
     banks: HashMap<PlayerId, Duration>,
+    /// Banks of players who left, kept for the rest of their sitting (`SITTING`), so leaving
+    /// and sitting down again does not refill one.
+    left_banks: HashMap<PlayerId, (Duration, Instant)>,
     pre_actions: HashMap<u8, PreAction>,
     next_hand_at: Instant,
     draining: Vec<oneshot::Sender<()>>,
@@ -230,6 +238,8 @@ pub struct TableActor {
 }
 
 pub struct ActorParts {
+    /// Time banks partly used, as restored with their seats.
+    pub banks: Vec<(PlayerId, Duration)>,
     pub id: String,
     pub def: TableDef,
     pub table: Table,
@@ -289,7 +299,8 @@ impl TableActor {
             hand_number: parts.hand_number,
             hand: None,
             clock: None,
-            banks: HashMap::new(),
+            banks: parts.banks.into_iter().collect(),
+            left_banks: HashMap::new(),
             pre_actions: HashMap::new(),
             next_hand_at: now,
             draining: Vec::new(),
@@ -471,16 +482,17 @@ impl TableActor {
                         })
                     })
                     .map_err(|e| e.to_string())?;
-                let number = super::restore_seats(&self.pool, &self.def, &bots, &mut table)
+                let restored = super::restore_seats(&self.pool, &self.def, &bots, &mut table)
                     .await
                     .map_err(|e| e.to_string())?;
-                Ok::<_, String>((table, number))
+                Ok::<_, String>((table, restored))
             }
             .await;
             match reloaded {
-                Ok((table, number)) => {
+                Ok((table, restored)) => {
                     self.table = table;
-                    self.hand_number = number;
+                    self.hand_number = restored.hand_number;
+                    self.banks = restored.banks.into_iter().collect();
                     break;
                 }
                 Err(e) => {
@@ -582,8 +594,20 @@ impl TableActor {
                         post_now,
                     )
                     .map_err(|e| self.table_error(e))?;
-                self.banks
-                    .insert(player_id(account.id), self.def.time_bank());
+                // The bank is the sitting's, not the seat's: a player back within the sitting
+                // finds what they left.
+                let player = player_id(account.id);
+                self.left_banks
+                    .retain(|_, (_, left)| left.elapsed() < SITTING);
+                match self.left_banks.remove(&player) {
+                    Some((bank, _)) => {
+                        self.banks.insert(player, bank);
+                        self.save_bank(player, bank);
+                    }
+                    None => {
+                        self.banks.remove(&player);
+                    }
+                }
                 self.changed(Vec::new()).await;
             }
             Request::Act { hand, action } => {
@@ -883,6 +907,33 @@ impl TableActor {
         }
     }
 
+    /// What is left of a seated player's time bank.
+    fn bank_of(&self, player: PlayerId) -> Duration {
+        self.banks
+            .get(&player)
+            .copied()
+            .unwrap_or_else(|| self.def.time_bank())
+    }
+
+    /// Writes what is left of a bank with the seat, without holding the table up: it only
+    /// goes down, so a late write cannot give time back.
+    fn save_bank(&self, player: PlayerId, left: Duration) {
+        let (pool, table) = (self.pool.clone(), self.id.clone());
+        let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX);
+        tokio::spawn(async move {
+            if let Err(e) = chips::save_time_bank(&pool, &table, account_of(player), ms).await {
+                tracing::warn!(%table, error = %e, "could not save a time bank");
+            }
+        });
+    }
+
+    /// A seat was freed: its bank is kept for the rest of the player's sitting, not the seat's.
+    fn bank_leaves(&mut self, player: PlayerId) {
+        if let Some(bank) = self.banks.remove(&player) {
+            self.left_banks.insert(player, (bank, Instant::now()));
+        }
+    }
+
     fn doubt_every_seat(&mut self) {
         let accounts: Vec<Uuid> = self
             .table
@@ -997,7 +1048,7 @@ impl TableActor {
     fn clock_view(&self) -> Option<Clock> {
         let c = self.clock.as_ref()?;
         let now = Instant::now();
-        let bank = self.banks.get(&c.player).copied().unwrap_or_default();
+        let bank = self.bank_of(c.player);
         let in_bank = c.bank_started.is_some();
         Some(Clock {
             seat: c.seat,
@@ -1036,9 +1087,9 @@ impl TableActor {
             && let Some(started) = c.bank_started
         {
             let used = started.elapsed();
-            if let Some(bank) = self.banks.get_mut(&c.player) {
-                *bank = bank.saturating_sub(used);
-            }
+            let left = self.bank_of(c.player).saturating_sub(used);
+            self.banks.insert(c.player, left);
+            self.save_bank(c.player, left);
         }
     }
 
@@ -1046,7 +1097,7 @@ impl TableActor {
         let Some(c) = self.clock.take() else {
             return;
         };
-        let bank = self.banks.get(&c.player).copied().unwrap_or_default();
+        let bank = self.bank_of(c.player);
         if c.bank_started.is_none() && !bank.is_zero() {
             // The decision clock ran out: the time bank takes over.
             self.clock = Some(ClockState {
@@ -1058,6 +1109,7 @@ impl TableActor {
             return;
         }
         self.banks.insert(c.player, Duration::ZERO);
+        self.save_bank(c.player, Duration::ZERO);
         match self.table.time_out(c.seat) {
             Ok(events) => {
                 tracing::info!(table = %self.id, seat = c.seat, "clock ran out");
@@ -1389,6 +1441,7 @@ impl TableActor {
         }
         self.sat_out_since.remove(&seat);
         self.pre_actions.remove(&seat);
+        self.bank_leaves(player);
         match how {
             Departure::Leave => {
                 let _ = self.table.leave(seat);
@@ -1407,7 +1460,7 @@ impl TableActor {
     async fn cash_out_gone(&mut self, gone: Gone) {
         let key = format!("leave:{}:{}", self.id, Uuid::new_v4());
         match chips::cash_out(&self.pool, account_of(gone.player), &self.id, &key).await {
-            Ok(_) | Err(ChipsError::NotSeated) => {}
+            Ok(_) | Err(ChipsError::NotSeated) => self.bank_leaves(gone.player),
             Err(e) => {
                 tracing::error!(table = %self.id, seat = gone.seat, error = %e, "cash-out failed; the player keeps the seat");
                 self.metrics.db_errors.inc();
@@ -1591,6 +1644,7 @@ mod tests {
             spectators: 0,
         };
         TableActor::new(ActorParts {
+            banks: Vec::new(),
             id: "t".into(),
             def,
             table,

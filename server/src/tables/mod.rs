@@ -122,7 +122,7 @@ impl Tables {
         } else {
             Vec::new()
         };
-        let number = restore_seats(&self.pool, def, &bots, &mut table).await?;
+        let restored = restore_seats(&self.pool, def, &bots, &mut table).await?;
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let info = Arc::new(Mutex::new(LobbyTable {
             id: def.id.clone(),
@@ -140,7 +140,8 @@ impl Tables {
             table,
             pool: self.pool.clone(),
             rx,
-            hand_number: number,
+            hand_number: restored.hand_number,
+            banks: restored.banks,
             lobby: self.lobby.clone(),
             lobby_info: info.clone(),
             bots,
@@ -216,17 +217,26 @@ impl Tables {
     }
 }
 
+/// What a table finds in the database when it (re)starts.
+pub(crate) struct Restored {
+    /// The number of the table's last hand.
+    pub hand_number: u64,
+    /// What is left of each seated player's time bank, where some of it was used.
+    pub banks: Vec<(PlayerId, Duration)>,
+}
+
 /// Seats the players the database holds at this table, sat out with their stacks (after a stop
-/// or a panic the hand in play is void, so those are the stacks from before it); a seat the
-/// table can no longer hold is cashed out. Returns the number of the table's last hand.
+/// or a panic the hand in play is void, so those are the stacks from before it) and their time
+/// banks; a seat the table can no longer hold is cashed out.
 pub(crate) async fn restore_seats(
     pool: &PgPool,
     def: &TableDef,
     bots: &[actor::Account],
     table: &mut Table,
-) -> Result<u64, DefError> {
+) -> Result<Restored, DefError> {
+    let mut banks = Vec::new();
     let rows = sqlx::query(
-        "SELECT s.seat, s.account_id, s.stack, a.username FROM table_seats s \
+        "SELECT s.seat, s.account_id, s.stack, a.username, s.time_bank_ms FROM table_seats s \
          JOIN accounts a ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
     )
     .bind(&def.id)
@@ -240,6 +250,10 @@ pub(crate) async fn restore_seats(
             Some(b) => b.name.clone(),
             None => row.try_get(3)?,
         };
+        let bank: Option<i32> = row.try_get(4)?;
+        if let Some(ms) = bank.and_then(|ms| u64::try_from(ms).ok()) {
+            banks.push((PlayerId(account.as_u128()), Duration::from_millis(ms)));
+        }
         let restored =
             u8::try_from(seat)
                 .ok()
@@ -260,7 +274,10 @@ pub(crate) async fn restore_seats(
             .bind(&def.id)
             .fetch_one(pool)
             .await?;
-    Ok(u64::try_from(number).unwrap_or(0))
+    Ok(Restored {
+        hand_number: u64::try_from(number).unwrap_or(0),
+        banks,
+    })
 }
 
 fn chips_to_def(e: chips::ChipsError) -> DefError {

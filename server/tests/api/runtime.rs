@@ -404,3 +404,134 @@ async fn a_leave_request_id_used_again_after_sitting_down_again_changes_nothing(
     assert_eq!(me["on_tables"], 400, "{me}");
     app.assert_balanced().await;
 }
+
+/// The clock in a table message, if any.
+fn clock_of(m: &ServerMessage) -> Option<shared::protocol::Clock> {
+    match m {
+        ServerMessage::Events { clock, .. } | ServerMessage::Snapshot { clock, .. } => *clock,
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn the_time_bank_stays_with_the_seat_through_a_restart_and_a_leave() {
+    let mut def = quick_table("b", Structure::NoLimit);
+    def.clock_secs = 1;
+    def.time_bank_secs = 5;
+    def.between_hands_ms = 300;
+    let app = spawn_tables(&[def], |_| {}).await;
+    let (ann, mut a, mut b) = two_players(&app, "b").await;
+    let bob = b.view.as_ref().and_then(|v| v.you);
+    assert_eq!(bob, Some(1));
+    // ann lets her clock run out and uses about a second of her bank before checking or calling.
+    let view = loop {
+        let view = a.hand_running().await;
+        if view.to_act == Some(0) {
+            break view;
+        }
+        // bob's turn: he acts at once.
+        let legal = b.hand_running().await.legal;
+        if let Some(l) = legal {
+            b.send(&ClientMessage::Act {
+                table: "b".into(),
+                hand: view.hand,
+                action: if l.can_check {
+                    Action::Check
+                } else {
+                    Action::Call
+                },
+            })
+            .await;
+        }
+    };
+    a.until(|m| clock_of(m).is_some_and(|c| c.seat == 0 && c.in_time_bank))
+        .await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let legal = view.legal.unwrap();
+    a.send(&ClientMessage::Act {
+        table: "b".into(),
+        hand: view.hand,
+        action: if legal.can_check {
+            Action::Check
+        } else {
+            Action::Call
+        },
+    })
+    .await;
+    // Written with the seat, without holding the table up.
+    let mut stored = None;
+    for _ in 0..50 {
+        stored = sqlx::query_scalar::<_, Option<i32>>(
+            "SELECT s.time_bank_ms FROM table_seats s JOIN accounts a ON a.id = s.account_id \
+             WHERE a.username = 'ann'",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        if stored.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stored = u64::try_from(stored.expect("the bank is saved")).unwrap();
+    assert!((500..=4600).contains(&stored), "{stored} ms left of 5000");
+
+    // A restart of the table (a panic) brings the bank back from Postgres.
+    let state = app.state.as_ref().unwrap();
+    assert!(state.tables.inject_panic("b").await);
+    a.until(|m| view_of(m).is_some_and(|v| !v.hand_running && v.seats[0].is_some()))
+        .await;
+    for c in [&mut a, &mut b] {
+        c.send(&ClientMessage::SitIn {
+            table: "b".into(),
+            post_now: true,
+        })
+        .await;
+    }
+    let bank = a
+        .until(|m| clock_of(m).is_some_and(|c| c.seat == 0 && !c.in_time_bank))
+        .await;
+    assert_eq!(
+        clock_of(&bank).map(|c| c.time_bank_ms),
+        Some(stored),
+        "restored with the seat"
+    );
+
+    // Leaving and sitting down again in the same sitting does not refill it.
+    a.send(&ClientMessage::Leave {
+        table: "b".into(),
+        request_id: None,
+    })
+    .await;
+    a.until(|m| view_of(m).is_some_and(|v| v.you.is_none()))
+        .await;
+    sit(&mut a, "b", 0, 500).await;
+    // bob plays whenever it is his turn, until it is ann's.
+    let bank = loop {
+        let (m, who) = tokio::select! {
+            m = a.recv() => (m, 0u8),
+            m = b.recv() => (m, 1u8),
+        };
+        let m = m.expect("open");
+        if who == 0 && clock_of(&m).is_some_and(|c| c.seat == 0 && !c.in_time_bank) {
+            break m;
+        }
+        if who == 1
+            && let Some(v) = view_of(&m)
+            && let Some(l) = v.legal
+        {
+            b.send(&ClientMessage::Act {
+                table: "b".into(),
+                hand: v.hand,
+                action: if l.can_check {
+                    Action::Check
+                } else {
+                    Action::Call
+                },
+            })
+            .await;
+        }
+    };
+    assert_eq!(clock_of(&bank).map(|c| c.time_bank_ms), Some(stored));
+    let _ = ann;
+}
