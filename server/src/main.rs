@@ -219,12 +219,33 @@ fn parse_think(s: &str) -> Result<(u64, u64), String> {
     }
 }
 
+/// Input the command cannot use (malformed cards, missing flags): exit code 2, as clap's own
+/// usage errors. Anything else that fails at run time exits 1.
+#[derive(Debug)]
+struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+fn usage(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(Usage(e.to_string()))
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("scoop: {e:#}");
-            ExitCode::from(2)
+            if e.downcast_ref::<Usage>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }
@@ -351,9 +372,9 @@ async fn tables(database_url: &str, action: TablesAction) -> anyhow::Result<Exit
             let (Some(id), Some(name), Some(structure), Some(big_blind)) =
                 (id, name, structure, big_blind)
             else {
-                anyhow::bail!(
-                    "--id, --name, --structure and --big-blind are required without --file"
-                );
+                return Err(usage(
+                    "--id, --name, --structure and --big-blind are required without --file",
+                ));
             };
             let mut t = TableDef::new(
                 &id,
@@ -475,10 +496,12 @@ async fn shutdown_signal() {
 }
 
 fn eval(hole: &str, board: &str, as_json: bool) -> anyhow::Result<ExitCode> {
-    let hole = Card::parse_exact::<4>(hole).context("hole cards")?;
-    let board = Card::parse_exact::<5>(board).context("board")?;
+    let hole = Card::parse_exact::<4>(hole).map_err(|e| usage(format!("hole cards: {e}")))?;
+    let board = Card::parse_exact::<5>(board).map_err(|e| usage(format!("board: {e}")))?;
     if let Some(c) = hole.iter().find(|c| board.contains(c)) {
-        anyhow::bail!("card {c} is both in the hand and on the board");
+        return Err(usage(format!(
+            "card {c} is both in the hand and on the board"
+        )));
     }
     let (high, low) = best_hands(&hole, &board);
     if as_json {

@@ -68,6 +68,17 @@ pub enum PreAction {
     FoldToAnyBet,
 }
 
+impl PreAction {
+    /// The action this pre-selection takes when the turn comes with these choices.
+    pub fn resolve(self, legal: &Legal) -> Action {
+        match self {
+            _ if legal.can_check => Action::Check,
+            PreAction::CallAny => Action::Call,
+            PreAction::CheckFold | PreAction::FoldToAnyBet => Action::Fold,
+        }
+    }
+}
+
 /// Client → server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

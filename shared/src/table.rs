@@ -282,6 +282,45 @@ impl Table {
         }
     }
 
+    /// Whether `player` may take `seat` with `buy_in` chips: what `sit` checks, for a caller
+    /// that must move the chips before the seat is taken.
+    pub fn can_sit(&self, seat: u8, player: PlayerId, buy_in: Chips) -> Result<(), TableError> {
+        match self.seats.get(seat as usize) {
+            None => return Err(TableError::NoSuchSeat(seat)),
+            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
+            Some(None) => {}
+        }
+        if self.seat_of(player).is_some() {
+            return Err(TableError::AlreadySeated);
+        }
+        let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
+        if !(min..=max).contains(&buy_in) {
+            return Err(TableError::BuyInOutOfRange {
+                amount: buy_in,
+                min,
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether `seat` may add `amount` chips now: what `top_up` checks.
+    pub fn can_top_up(&self, seat: u8, amount: Chips) -> Result<(), TableError> {
+        if self.in_hand(seat) {
+            return Err(TableError::HandInProgress);
+        }
+        let max = self.config.max_buy_in;
+        let stack = match self.seats.get(seat as usize) {
+            None => return Err(TableError::NoSuchSeat(seat)),
+            Some(None) => return Err(TableError::SeatEmpty(seat)),
+            Some(Some(s)) => s.stack,
+        };
+        match stack.checked_add(amount) {
+            Some(total) if amount > 0 && total <= max => Ok(()),
+            _ => Err(TableError::TopUpTooLarge { max }),
+        }
+    }
+
     /// Takes a seat with `buy_in` chips. The player waits for the big blind unless `post_now`.
     pub fn sit(
         &mut self,
@@ -291,14 +330,7 @@ impl Table {
         buy_in: Chips,
         post_now: bool,
     ) -> Result<(), TableError> {
-        let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
-        if !(min..=max).contains(&buy_in) {
-            return Err(TableError::BuyInOutOfRange {
-                amount: buy_in,
-                min,
-                max,
-            });
-        }
+        self.can_sit(seat, player, buy_in)?;
         self.seat_player(seat, player, name, buy_in, SeatStatus::Waiting { post_now })?;
         // No one escapes a blind by changing seats: what was owed comes back with the player.
         if let Some(i) = self.debts.iter().position(|d| d.player == player) {
@@ -468,18 +500,10 @@ impl Table {
 
     /// Adds chips between hands, up to the maximum buy-in.
     pub fn top_up(&mut self, seat: u8, amount: Chips) -> Result<(), TableError> {
-        if self.in_hand(seat) {
-            return Err(TableError::HandInProgress);
-        }
-        let max = self.config.max_buy_in;
+        self.can_top_up(seat, amount)?;
         let s = self.seat_mut(seat)?;
-        match s.stack.checked_add(amount) {
-            Some(total) if amount > 0 && total <= max => {
-                s.stack = total;
-                Ok(())
-            }
-            _ => Err(TableError::TopUpTooLarge { max }),
-        }
+        s.stack += amount;
+        Ok(())
     }
 
     /// Stands up players sat out too long; returns their seats and stacks.

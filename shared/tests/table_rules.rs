@@ -609,3 +609,59 @@ fn rule_7_7_a_player_stood_up_for_sitting_out_is_not_remembered_as_owing() {
     t.sit(6, s.player, "p6".into(), 500, false).unwrap();
     assert!(!t.seat(6).unwrap().missed_big);
 }
+
+#[test]
+fn pre_selected_actions_check_when_free_and_otherwise_call_or_fold() {
+    use shared::hand::{Legal, RaiseRefusal};
+    use shared::protocol::PreAction;
+    let free = Legal {
+        seat: 0,
+        to_call: 0,
+        can_check: true,
+        raise: Err(RaiseRefusal::Capped),
+    };
+    let bet = Legal {
+        to_call: 10,
+        can_check: false,
+        ..free
+    };
+    for pre in [
+        PreAction::CheckFold,
+        PreAction::CallAny,
+        PreAction::FoldToAnyBet,
+    ] {
+        assert_eq!(pre.resolve(&free), Action::Check, "{pre:?}");
+    }
+    assert_eq!(PreAction::CheckFold.resolve(&bet), Action::Fold);
+    assert_eq!(PreAction::CallAny.resolve(&bet), Action::Call);
+    assert_eq!(PreAction::FoldToAnyBet.resolve(&bet), Action::Fold);
+}
+
+#[test]
+fn sit_and_top_up_checks_are_the_ones_the_server_asks_before_moving_chips() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    assert_eq!(
+        t.can_sit(0, PlayerId(9), 500),
+        Err(TableError::SeatTaken(0))
+    );
+    assert_eq!(
+        t.can_sit(1, PlayerId(100), 500),
+        Err(TableError::AlreadySeated)
+    );
+    assert_eq!(
+        t.can_sit(6, PlayerId(9), 500),
+        Err(TableError::NoSuchSeat(6))
+    );
+    assert!(t.can_sit(1, PlayerId(9), 500).is_ok());
+    assert_eq!(
+        t.can_top_up(0, 0),
+        Err(TableError::TopUpTooLarge { max: 1000 })
+    );
+    assert_eq!(t.can_top_up(1, 10), Err(TableError::SeatEmpty(1)));
+    assert!(t.can_top_up(0, 500).is_ok());
+    assert_eq!(
+        t.can_top_up(0, 501),
+        Err(TableError::TopUpTooLarge { max: 1000 })
+    );
+}

@@ -575,7 +575,9 @@ impl TableActor {
                 if self.closing {
                     return Err(error(ErrorCode::Seat, "this table is closing", &self.id));
                 }
-                self.check_sit(account, wanted, buy_in)?;
+                self.table
+                    .can_sit(wanted, player_id(account.id), buy_in)
+                    .map_err(|e| self.table_error(e))?;
                 let key = self.ledger_key("sit", account, request_id.as_ref());
                 let bought = chips::buy_in(&self.pool, account.id, &self.id, wanted, buy_in, &key)
                     .await
@@ -653,19 +655,9 @@ impl TableActor {
             }
             Request::TopUp { amount, request_id } => {
                 let seat = seat.ok_or_else(not_seated)?;
-                let in_hand = self.table.hand_running()
-                    && self
-                        .table
-                        .hand()
-                        .is_some_and(|h| h.seats().any(|s| s == seat));
-                if in_hand {
-                    return Err(self.table_error(TableError::HandInProgress));
-                }
-                let stack = self.table.seat(seat).map_or(0, |s| s.stack);
-                let max = self.table.config().max_buy_in;
-                if amount == 0 || stack.saturating_add(amount) > max {
-                    return Err(self.table_error(TableError::TopUpTooLarge { max }));
-                }
+                self.table
+                    .can_top_up(seat, amount)
+                    .map_err(|e| self.table_error(e))?;
                 let key = self.ledger_key("top-up", account, request_id.as_ref());
                 let topped = chips::top_up(&self.pool, account.id, &self.id, amount, &key)
                     .await
@@ -822,27 +814,6 @@ impl TableActor {
         }
     }
 
-    fn check_sit(&self, account: &Account, seat: u8, buy_in: Chips) -> Result<(), Arc<str>> {
-        let config = self.table.config();
-        if seat >= config.seats {
-            return Err(self.table_error(TableError::NoSuchSeat(seat)));
-        }
-        if self.table.seat(seat).is_some() {
-            return Err(self.table_error(TableError::SeatTaken(seat)));
-        }
-        if self.seat_of(account.id).is_some() {
-            return Err(self.table_error(TableError::AlreadySeated));
-        }
-        if !(config.min_buy_in..=config.max_buy_in).contains(&buy_in) {
-            return Err(self.table_error(TableError::BuyInOutOfRange {
-                amount: buy_in,
-                min: config.min_buy_in,
-                max: config.max_buy_in,
-            }));
-        }
-        Ok(())
-    }
-
     /// After any change: persist a finished hand, tell every watcher, run the clock,
     /// pre-selected actions and bots.
     async fn changed(&mut self, events: Vec<Event>) {
@@ -968,14 +939,7 @@ impl TableActor {
     fn take_pre_action(&mut self) -> Option<(u8, Action)> {
         let legal = self.table.hand().and_then(|h| h.legal())?;
         let pre = self.pre_actions.get(&legal.seat).copied()?;
-        let action = match pre {
-            PreAction::CheckFold if legal.can_check => Action::Check,
-            PreAction::CheckFold => Action::Fold,
-            PreAction::CallAny if legal.can_check => Action::Check,
-            PreAction::CallAny => Action::Call,
-            PreAction::FoldToAnyBet if legal.can_check => Action::Check,
-            PreAction::FoldToAnyBet => Action::Fold,
-        };
+        let action = pre.resolve(&legal);
         // One pre-selection covers one decision.
         self.pre_actions.remove(&legal.seat);
         Some((legal.seat, action))

@@ -90,3 +90,29 @@ async fn tables_add_takes_every_field_or_a_tables_file() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn usage_errors_exit_2_and_runtime_errors_exit_1() {
+    let scoop = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_scoop"))
+            .args(args)
+            .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+            .output()
+            .expect("run scoop")
+    };
+    // Bad input: a card twice, a malformed card, an unknown flag.
+    for args in [
+        vec!["eval", "AhKd2c3s", "Ah3h4h5h6h"],
+        vec!["eval", "AhKd2c3x", "2h3h4h5h6h"],
+        vec!["serve", "--no-such-flag"],
+    ] {
+        let out = scoop(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(!out.stderr.is_empty(), "{args:?} says why");
+    }
+    // Good input, but the database cannot be reached.
+    let out = scoop(&["migrate"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = scoop(&["eval", "AhKd2c3s", "2h3h4h5h6h"]);
+    assert!(out.status.success(), "{out:?}");
+}
