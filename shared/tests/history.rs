@@ -38,6 +38,7 @@ fn record(setup: &HandSetup, hand: &Hand, events: Vec<Event>) -> HandRecord {
         })
         .collect();
     HandRecord {
+        format: HandRecord::FORMAT,
         id: "hand-1".into(),
         table_id: "lyon".into(),
         table_name: "Lyon".into(),
@@ -1022,4 +1023,20 @@ fn replay(text: &str) -> Result<(HandRecord, Vec<Chips>), String> {
         stacks[usize::from(seat)] = stack;
     }
     Ok((record(&setup, &hand, events), stacks))
+}
+
+#[test]
+fn stored_hand_records_keep_their_format_byte_for_byte_and_old_ones_still_read() {
+    let record = three_handed_no_limit();
+    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    common::golden("hand_record_v1.json", &text);
+    let fixture = common::read_fixture("hand_record_v1.json");
+    let read: HandRecord = serde_json::from_str(&fixture).unwrap();
+    assert_eq!(read, record);
+    // Records stored before the format field existed are format 1.
+    let mut old: serde_json::Value = serde_json::from_str(&fixture).unwrap();
+    old.as_object_mut().unwrap().remove("format");
+    let read: HandRecord = serde_json::from_value(old).unwrap();
+    assert_eq!(read.format, 1);
+    assert_eq!(read, record);
 }

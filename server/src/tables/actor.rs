@@ -1161,6 +1161,7 @@ impl TableActor {
             .collect();
         let starting = json!(hand.starting_stacks());
         let record = HandRecord {
+            format: HandRecord::FORMAT,
             id: id.to_string(),
             table_id: self.id.clone(),
             table_name: self.def.name.clone(),

@@ -29,8 +29,15 @@ pub struct HistorySeat {
 
 /// The operator's complete record of one hand: every event, all hole cards included, and the
 /// deck. Never sent to a client as is: [`HandRecord::for_viewer`] is what leaves the server.
+///
+/// Stored hand histories outlive releases: `format` says which layout a record has (records
+/// written before it existed are format 1), and `shared/tests/fixtures/hand_record_v1.json`
+/// pins format 1 byte for byte. A change to the layout is a new format, and the old one must
+/// still be read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandRecord {
+    #[serde(default = "HandRecord::first_format")]
+    pub format: u32,
     pub id: String,
     pub table_id: String,
     pub table_name: String,
@@ -63,6 +70,13 @@ pub struct HandView {
 }
 
 impl HandRecord {
+    /// The format this code writes.
+    pub const FORMAT: u32 = 1;
+
+    fn first_format() -> u32 {
+        1
+    }
+
     /// What `viewer` may see: events through the one projection, no deck.
     pub fn for_viewer(&self, viewer: Viewer) -> HandView {
         self.view_with(|e| project(e, viewer))

@@ -86,3 +86,28 @@ pub fn final_stack(hand: &Hand, seat: u8) -> Chips {
         .expect("seat in hand")
         .1
 }
+
+fn fixture_path(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn read_fixture(name: &str) -> String {
+    let path = fixture_path(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (SCOOP_BLESS=1 writes it from the code)"))
+}
+
+/// Compares `text` with the golden file `name` byte for byte. With SCOOP_BLESS=1 the file is
+/// written instead: only for a new format, never to make a changed one pass.
+pub fn golden(name: &str, text: &str) {
+    if std::env::var_os("SCOOP_BLESS").is_some() {
+        std::fs::write(fixture_path(name), text).expect("write the golden file");
+        return;
+    }
+    let want = read_fixture(name);
+    assert!(
+        text == want,
+        "the format pinned by {name} changed: add a new format version and keep reading this \
+         one.\n--- now ---\n{text}\n--- pinned ---\n{want}"
+    );
+}
