@@ -8,7 +8,7 @@
 use serde::Serialize;
 use shared::api::LedgerRow;
 use shared::rules::Chips;
-use sqlx::{PgPool, Postgres, Row, Transaction};
+use sqlx::{PgPool, Postgres, Transaction};
 use thiserror::Error;
 use uuid::Uuid;
 
@@ -64,6 +64,38 @@ impl ChipsError {
     }
 }
 
+// Rows are read into these by column name, so a schema change is an error, not a panic.
+#[derive(sqlx::FromRow)]
+struct SeatRow {
+    seat: i16,
+    stack: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct VoidedSeat {
+    account_id: Uuid,
+    seat: i16,
+    balance: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct RefillCheck {
+    on_tables: i64,
+    recent: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct LedgerDbRow {
+    id: i64,
+    kind: String,
+    amount: i64,
+    balance_after: Option<i64>,
+    table_id: Option<String>,
+    seat: Option<i16>,
+    hand_id: Option<Uuid>,
+    created_at: String,
+}
+
 /// Whether a request was applied now or had been applied before under the same key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,11 +117,11 @@ async fn lock_account(
     tx: &mut Transaction<'_, Postgres>,
     account: Uuid,
 ) -> Result<i64, ChipsError> {
-    let row = sqlx::query("SELECT balance FROM accounts WHERE id = $1 FOR UPDATE")
+    sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1 FOR UPDATE")
         .bind(account)
         .fetch_optional(&mut **tx)
-        .await?;
-    row.map(|r| r.get::<i64, _>(0)).ok_or(ChipsError::NoAccount)
+        .await?
+        .ok_or(ChipsError::NoAccount)
 }
 
 async fn already_applied(
@@ -140,13 +172,13 @@ async fn set_balance(
     account: Uuid,
     delta: i64,
 ) -> Result<i64, ChipsError> {
-    let row =
-        sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance")
-            .bind(account)
-            .bind(delta)
-            .fetch_one(&mut **tx)
-            .await?;
-    Ok(row.get(0))
+    Ok(sqlx::query_scalar(
+        "UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance",
+    )
+    .bind(account)
+    .bind(delta)
+    .fetch_one(&mut **tx)
+    .await?)
 }
 
 /// Starts a keyed balance change: locks the account and returns the transaction and balance,
@@ -287,7 +319,7 @@ pub async fn top_up(
     if balance < chips {
         return Err(ChipsError::InsufficientBalance { balance });
     }
-    let seat = sqlx::query(
+    let seat: i16 = sqlx::query_scalar(
         "UPDATE table_seats SET stack = stack + $3 WHERE table_id = $1 AND account_id = $2 \
          RETURNING seat",
     )
@@ -296,8 +328,7 @@ pub async fn top_up(
     .bind(chips)
     .fetch_optional(&mut *tx)
     .await?
-    .ok_or(ChipsError::NotSeated)?
-    .get::<i16, _>(0);
+    .ok_or(ChipsError::NotSeated)?;
     let balance_after =
         finish_seat_move(tx, account, "top_up", -chips, table_id, seat, key).await?;
     Ok(Outcome::Applied(balance_after))
@@ -314,7 +345,7 @@ pub async fn cash_out(
     let Some((mut tx, _)) = begin_keyed(pool, account, key).await? else {
         return Ok(Outcome::Replayed);
     };
-    let row = sqlx::query(
+    let SeatRow { seat, stack } = sqlx::query_as(
         "DELETE FROM table_seats WHERE table_id = $1 AND account_id = $2 RETURNING seat, stack",
     )
     .bind(table_id)
@@ -322,7 +353,6 @@ pub async fn cash_out(
     .fetch_optional(&mut *tx)
     .await?
     .ok_or(ChipsError::NotSeated)?;
-    let (seat, stack): (i16, i64) = (row.get(0), row.get(1));
     finish_seat_move(tx, account, "cash_out", stack, table_id, seat, key).await?;
     Ok(Outcome::Applied(stack))
 }
@@ -414,18 +444,17 @@ pub async fn settle_hand(
 /// back where it was; each player's ledger gets a `void_refund` row saying so.
 pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsError> {
     let mut tx = pool.begin().await?;
-    let row = sqlx::query(
+    let table_id: Option<String> = sqlx::query_scalar(
         "UPDATE hands SET status = 'void', ended_at = now() WHERE id = $1 AND status = 'running' \
-         RETURNING table_id, starting_stacks",
+         RETURNING table_id",
     )
     .bind(hand)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some(row) = row else {
+    let Some(table_id) = table_id else {
         return Ok(Outcome::Replayed);
     };
-    let table_id: String = row.get(0);
-    let seats = sqlx::query(
+    let seats: Vec<VoidedSeat> = sqlx::query_as(
         "SELECT s.account_id, s.seat, a.balance FROM table_seats s JOIN accounts a \
          ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
     )
@@ -436,12 +465,12 @@ pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsEr
         write(
             &mut tx,
             Entry {
-                account: s.get(0),
+                account: s.account_id,
                 kind: "void_refund",
                 amount: 0,
-                balance_after: s.get(2),
+                balance_after: s.balance,
                 table_id: Some(&table_id),
-                seat: Some(s.get(1)),
+                seat: Some(s.seat),
                 hand: Some(hand),
                 key: None,
             },
@@ -498,10 +527,11 @@ pub async fn seat_of(
 }
 
 pub async fn running_hands(pool: &PgPool) -> Result<Vec<Uuid>, ChipsError> {
-    let rows = sqlx::query("SELECT id FROM hands WHERE status = 'running'")
-        .fetch_all(pool)
-        .await?;
-    Ok(rows.iter().map(|r| r.get(0)).collect())
+    Ok(
+        sqlx::query_scalar("SELECT id FROM hands WHERE status = 'running'")
+            .fetch_all(pool)
+            .await?,
+    )
 }
 
 /// Credits a free refill if the account is eligible.
@@ -516,16 +546,15 @@ pub async fn refill(
     let below_i = i64::try_from(below.min(MAX_AMOUNT)).unwrap_or(i64::MAX);
     let mut tx = pool.begin().await?;
     let balance = lock_account(&mut tx, account).await?;
-    let row = sqlx::query(
-        "SELECT coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = $1), 0)::bigint, \
-         coalesce((SELECT last_refill_at > now() - make_interval(hours => $2) FROM accounts \
-         WHERE id = $1), false)",
+    let RefillCheck { on_tables, recent } = sqlx::query_as(
+        "SELECT coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = $1), 0)::bigint \
+         AS on_tables, coalesce((SELECT last_refill_at > now() - make_interval(hours => $2) \
+         FROM accounts WHERE id = $1), false) AS recent",
     )
     .bind(account)
     .bind(hours as i32)
     .fetch_one(&mut *tx)
     .await?;
-    let (on_tables, recent): (i64, bool) = (row.get(0), row.get(1));
     if balance + on_tables >= below_i || recent {
         return Err(ChipsError::RefillNotEligible { below, hours });
     }
@@ -553,7 +582,7 @@ pub async fn refill(
 }
 
 /// Whole-room totals: `balances + on_tables + rake` must equal `granted` at all times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct Audit {
     pub balances: i64,
     pub on_tables: i64,
@@ -568,21 +597,15 @@ impl Audit {
 }
 
 pub async fn audit(pool: &PgPool) -> Result<Audit, ChipsError> {
-    let row = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT \
-           coalesce((SELECT sum(balance) FROM accounts), 0)::bigint, \
-           coalesce((SELECT sum(stack) FROM table_seats), 0)::bigint, \
-           coalesce((SELECT sum(amount) FROM ledger WHERE kind = 'rake'), 0)::bigint, \
-           coalesce((SELECT sum(amount) FROM ledger WHERE kind IN ('grant', 'refill', 'adjustment')), 0)::bigint",
+           coalesce((SELECT sum(balance) FROM accounts), 0)::bigint AS balances, \
+           coalesce((SELECT sum(stack) FROM table_seats), 0)::bigint AS on_tables, \
+           coalesce((SELECT sum(amount) FROM ledger WHERE kind = 'rake'), 0)::bigint AS rake, \
+           coalesce((SELECT sum(amount) FROM ledger WHERE kind IN ('grant', 'refill', 'adjustment')), 0)::bigint AS granted",
     )
     .fetch_one(pool)
-    .await?;
-    Ok(Audit {
-        balances: row.get(0),
-        on_tables: row.get(1),
-        rake: row.get(2),
-        granted: row.get(3),
-    })
+    .await?)
 }
 
 /// The account's ledger, newest first, `limit` rows with ids below `before`.
@@ -592,9 +615,9 @@ pub async fn ledger_page(
     before: Option<i64>,
     limit: i64,
 ) -> Result<Vec<LedgerRow>, ChipsError> {
-    let rows = sqlx::query(
+    let rows: Vec<LedgerDbRow> = sqlx::query_as(
         "SELECT id, kind, amount, balance_after, table_id, seat, hand_id, \
-         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
+         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS created_at \
          FROM ledger WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) \
          ORDER BY id DESC LIMIT $3",
     )
@@ -604,16 +627,16 @@ pub async fn ledger_page(
     .fetch_all(pool)
     .await?;
     Ok(rows
-        .iter()
+        .into_iter()
         .map(|r| LedgerRow {
-            id: r.get(0),
-            kind: r.get(1),
-            amount: r.get(2),
-            balance_after: r.get(3),
-            table_id: r.get(4),
-            seat: r.get(5),
-            hand_id: r.get::<Option<Uuid>, _>(6).map(|id| id.to_string()),
-            created_at: r.get(7),
+            id: r.id,
+            kind: r.kind,
+            amount: r.amount,
+            balance_after: r.balance_after,
+            table_id: r.table_id,
+            seat: r.seat,
+            hand_id: r.hand_id.map(|id| id.to_string()),
+            created_at: r.created_at,
         })
         .collect())
 }

@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::app::AppState;
@@ -81,7 +81,7 @@ pub async fn lookup(
     token: &str,
     idle_minutes: u32,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
-    let row = sqlx::query(
+    sqlx::query_as(
         "UPDATE sessions s SET last_seen_at = now() FROM accounts a \
          WHERE s.token_hash = $1 AND a.id = s.account_id \
            AND s.last_seen_at > now() - make_interval(mins => $2) \
@@ -90,8 +90,7 @@ pub async fn lookup(
     .bind(token_hash(token))
     .bind(idle_minutes as i32)
     .fetch_optional(pool)
-    .await?;
-    Ok(row.map(|r| (r.get(0), r.get(1))))
+    .await
 }
 
 /// A request made by a logged-in account.

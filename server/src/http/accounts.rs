@@ -10,7 +10,6 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 use shared::api::{Me, Session};
-use sqlx::Row;
 use uuid::Uuid;
 
 use crate::app::AppState;
@@ -137,10 +136,11 @@ async fn login(
     }
     // Malformed names cannot exist; treat them like unknown ones (same error, same cost).
     let row = if check_username(&body.username).is_ok() && body.password.len() <= 1024 {
-        sqlx::query(
+        sqlx::query_as::<_, LoginRow>(
             "SELECT id, username, password_hash, \
              CASE WHEN locked_until > now() \
                   THEN ceil(extract(epoch FROM locked_until - now()) / 60)::bigint END \
+             AS locked_minutes \
              FROM accounts WHERE username_key = lower($1)",
         )
         .bind(&body.username)
@@ -149,14 +149,7 @@ async fn login(
     } else {
         None
     };
-    let account = row.map(|r| {
-        (
-            r.get::<Uuid, _>(0),
-            r.get::<String, _>(1),
-            r.get::<String, _>(2),
-            r.get::<Option<i64>, _>(3),
-        )
-    });
+    let account = row.map(|r| (r.id, r.username, r.password_hash, r.locked_minutes));
     let password = body
         .password
         .chars()
@@ -188,11 +181,10 @@ async fn login(
         session::revoke(&state.pool, &old).await?;
     }
     let token = session::create(&state.pool, id).await?;
-    let balance: i64 = sqlx::query("SELECT balance FROM accounts WHERE id = $1")
+    let balance: i64 = sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
         .bind(id)
         .fetch_one(&state.pool)
-        .await?
-        .get(0);
+        .await?;
     Ok(session_response(
         &state,
         &token,
@@ -258,17 +250,36 @@ async fn session_of(
     Ok(Json(Session { user }))
 }
 
+#[derive(sqlx::FromRow)]
+struct LoginRow {
+    id: Uuid,
+    username: String,
+    password_hash: String,
+    locked_minutes: Option<i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct MeRow {
+    balance: i64,
+    on_tables: i64,
+    refill_due: bool,
+}
+
 async fn account(state: &AppState, user: AuthUser) -> Result<Me, ApiError> {
-    let row = sqlx::query(
-        "SELECT a.balance, coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = a.id), 0)::bigint, \
+    let MeRow {
+        balance,
+        on_tables,
+        refill_due,
+    } = sqlx::query_as(
+        "SELECT a.balance, coalesce((SELECT sum(stack) FROM table_seats WHERE account_id = a.id), 0)::bigint \
+         AS on_tables, \
          (a.last_refill_at IS NULL OR a.last_refill_at <= now() - make_interval(hours => $2)) \
-         FROM accounts a WHERE a.id = $1",
+         AS refill_due FROM accounts a WHERE a.id = $1",
     )
     .bind(user.id)
     .bind(state.config.refill_hours as i32)
     .fetch_one(&state.pool)
     .await?;
-    let (balance, on_tables, refill_due): (i64, i64, bool) = (row.get(0), row.get(1), row.get(2));
     let below = i64::try_from(state.config.refill_below).unwrap_or(i64::MAX);
     Ok(Me {
         id: user.id.to_string(),

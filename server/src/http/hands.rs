@@ -10,7 +10,6 @@ use serde::Deserialize;
 use shared::api::{HandList, HandSummary};
 use shared::history::{HandRecord, to_phh, to_pokerstars};
 use shared::view::Viewer;
-use sqlx::Row;
 use uuid::Uuid;
 
 use crate::app::AppState;
@@ -29,15 +28,32 @@ pub struct ListQuery {
     limit: Option<i64>,
 }
 
+#[derive(sqlx::FromRow)]
+struct SummaryRow {
+    id: Uuid,
+    table_id: String,
+    number: i64,
+    started_at: String,
+    seat: i16,
+    net: Option<i64>,
+    status: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct HistoryRow {
+    history: serde_json::Value,
+    seat: i16,
+}
+
 async fn list(
     State(state): State<AppState>,
     user: AuthUser,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
     let limit = super::page_limit(q.limit)?;
-    let rows = sqlx::query(
+    let rows: Vec<SummaryRow> = sqlx::query_as(
         "SELECT h.id, h.table_id, h.number, \
-         to_char(h.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), \
+         to_char(h.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS started_at, \
          hp.seat, hp.net, h.status \
          FROM hand_players hp JOIN hands h ON h.id = hp.hand_id \
          WHERE hp.account_id = $1 AND h.status <> 'running' \
@@ -48,15 +64,15 @@ async fn list(
     .fetch_all(&state.pool)
     .await?;
     let hands = rows
-        .iter()
+        .into_iter()
         .map(|r| HandSummary {
-            id: r.get::<Uuid, _>(0).to_string(),
-            table_id: r.get(1),
-            number: r.get(2),
-            started_at: r.get(3),
-            seat: r.get(4),
-            net: r.get(5),
-            status: r.get(6),
+            id: r.id.to_string(),
+            table_id: r.table_id,
+            number: r.number,
+            started_at: r.started_at,
+            seat: r.seat,
+            net: r.net,
+            status: r.status,
         })
         .collect();
     Ok(axum::Json(HandList { hands }))
@@ -76,7 +92,7 @@ async fn one(
 ) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound("no such hand among yours".into());
     let id: Uuid = id.parse().map_err(|_| not_found())?;
-    let row = sqlx::query(
+    let row: HistoryRow = sqlx::query_as(
         "SELECT h.history, hp.seat FROM hands h JOIN hand_players hp ON hp.hand_id = h.id \
          WHERE h.id = $1 AND hp.account_id = $2 AND h.status = 'complete'",
     )
@@ -85,11 +101,11 @@ async fn one(
     .fetch_optional(&state.pool)
     .await?
     .ok_or_else(not_found)?;
-    let record: HandRecord = serde_json::from_value(row.get(0)).map_err(|e| {
+    let record: HandRecord = serde_json::from_value(row.history).map_err(|e| {
         tracing::error!(hand = %id, error = %e, "stored hand history does not read");
         ApiError::NotFound("this hand's history is unreadable".into())
     })?;
-    let seat: i16 = row.get(1);
+    let seat = row.seat;
     let viewer = u8::try_from(seat).map_or(Viewer::Spectator, Viewer::Seat);
     let view = record.for_viewer(viewer);
     match q.format.as_deref() {

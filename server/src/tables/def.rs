@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use shared::rules::{Chips, Rake, Stakes, Structure};
 use shared::table::{ConfigError, TableConfig};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -283,12 +283,13 @@ pub async fn close(pool: &PgPool, id: &str) -> Result<bool, DefError> {
 
 /// Open tables, in id order. A stored definition that no longer validates is skipped.
 pub async fn open_tables(pool: &PgPool) -> Result<Vec<TableDef>, DefError> {
-    let rows = sqlx::query("SELECT config FROM poker_tables WHERE closed_at IS NULL ORDER BY id")
-        .fetch_all(pool)
-        .await?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| serde_json::from_value::<TableDef>(r.get(0)).ok())
+    let configs: Vec<serde_json::Value> =
+        sqlx::query_scalar("SELECT config FROM poker_tables WHERE closed_at IS NULL ORDER BY id")
+            .fetch_all(pool)
+            .await?;
+    Ok(configs
+        .into_iter()
+        .filter_map(|c| serde_json::from_value::<TableDef>(c).ok())
         .filter(|d| d.table_config().is_ok())
         .collect())
 }

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::chips::{self, ChipsError};
@@ -25,12 +25,13 @@ pub async fn accounts(
     for i in 0..count.min(NAMES.len() as u8) {
         let username = format!("bot-{}-{}", NAMES[i as usize].to_lowercase(), table_id);
         let username: String = username.chars().take(40).collect();
-        let existing = sqlx::query("SELECT id FROM accounts WHERE username_key = lower($1)")
-            .bind(&username)
-            .fetch_optional(pool)
-            .await?;
+        let existing: Option<Uuid> =
+            sqlx::query_scalar("SELECT id FROM accounts WHERE username_key = lower($1)")
+                .bind(&username)
+                .fetch_optional(pool)
+                .await?;
         let id = match existing {
-            Some(row) => row.get(0),
+            Some(id) => id,
             None => {
                 let id = Uuid::new_v4();
                 let mut tx = pool.begin().await?;
@@ -57,12 +58,11 @@ pub async fn ensure_balance(pool: &PgPool, bot: Uuid, needed: u64) -> Result<(),
     let needed = i64::try_from(needed).map_err(|_| ChipsError::InvalidAmount)?;
     let mut tx = pool.begin().await?;
     let balance: i64 =
-        sqlx::query("SELECT balance FROM accounts WHERE id = $1 AND house_bot FOR UPDATE")
+        sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1 AND house_bot FOR UPDATE")
             .bind(bot)
             .fetch_optional(&mut *tx)
             .await?
-            .ok_or(ChipsError::NoAccount)?
-            .get(0);
+            .ok_or(ChipsError::NoAccount)?;
     if balance < needed {
         let grant = needed - balance;
         sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1")

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use shared::protocol::LobbyTable;
 use shared::table::{PlayerId, Table};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use tokio::sync::{RwLock, broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
@@ -217,6 +217,15 @@ impl Tables {
     }
 }
 
+#[derive(sqlx::FromRow)]
+struct SeatedRow {
+    seat: i16,
+    account_id: Uuid,
+    stack: i64,
+    username: String,
+    time_bank_ms: Option<i32>,
+}
+
 /// What a table finds in the database when it (re)starts.
 pub(crate) struct Restored {
     /// The number of the table's last hand.
@@ -235,22 +244,25 @@ pub(crate) async fn restore_seats(
     table: &mut Table,
 ) -> Result<Restored, DefError> {
     let mut banks = Vec::new();
-    let rows = sqlx::query(
+    let rows: Vec<SeatedRow> = sqlx::query_as(
         "SELECT s.seat, s.account_id, s.stack, a.username, s.time_bank_ms FROM table_seats s \
          JOIN accounts a ON a.id = s.account_id WHERE s.table_id = $1 ORDER BY s.seat",
     )
     .bind(&def.id)
     .fetch_all(pool)
     .await?;
-    for row in rows {
-        let seat: i16 = row.try_get(0)?;
-        let account: Uuid = row.try_get(1)?;
-        let stack: i64 = row.try_get(2)?;
+    for SeatedRow {
+        seat,
+        account_id: account,
+        stack,
+        username,
+        time_bank_ms: bank,
+    } in rows
+    {
         let name = match bots.iter().find(|b| b.id == account) {
             Some(b) => b.name.clone(),
-            None => row.try_get(3)?,
+            None => username,
         };
-        let bank: Option<i32> = row.try_get(4)?;
         if let Some(ms) = bank.and_then(|ms| u64::try_from(ms).ok()) {
             banks.push((PlayerId(account.as_u128()), Duration::from_millis(ms)));
         }
