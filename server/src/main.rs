@@ -9,9 +9,10 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 use server::config::Config;
-use server::{app, chips, db, phh, replay};
+use server::{app, chips, db};
 use shared::card::{Card, format_cards};
 use shared::eval::best_hands;
+use shared::history::phh;
 
 #[derive(Parser)]
 #[command(
@@ -558,7 +559,7 @@ fn replay_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
                     failed = true;
                     json!({"hand": label, "file": file_name, "error": e.to_string()})
                 }
-                Ok(hand) => match replay::replay(&hand) {
+                Ok(hand) => match phh::replay(&hand) {
                     Err(e) => {
                         failed = true;
                         json!({"hand": label, "file": file_name, "error": e.to_string()})

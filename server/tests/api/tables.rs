@@ -515,12 +515,12 @@ async fn hand_histories_list_ones_hands_and_show_only_what_one_may_see() {
         .await;
     assert_eq!(phh.status(), 200);
     let phh = phh.text().await.unwrap();
-    let parsed = server::phh::parse_file(&phh, "exported.phh")
+    let parsed = shared::history::phh::parse_file(&phh, "exported.phh")
         .unwrap()
         .remove(0)
         .1
         .unwrap();
-    let replayed = server::replay::replay(&parsed);
+    let replayed = shared::history::phh::replay(&parsed);
     if !phh.contains("????") {
         assert_eq!(replayed.ok(), parsed.finishing_stacks.clone(), "{phh}");
     }

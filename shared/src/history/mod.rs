@@ -5,7 +5,7 @@
 //! text layout, which hand trackers import). Both write only what is in the view, so a view
 //! taken for a spectator exports no hidden hole card.
 
-mod phh;
+pub mod phh;
 mod pokerstars;
 
 pub use phh::{ExportError, Unsupported, to_phh};

@@ -9,9 +9,9 @@
 
 use thiserror::Error;
 
-use super::{HandView, HistorySeat};
 use crate::card::{Card, format_cards};
 use crate::hand::{Acted, BlindKind, Event, Street, clockwise_from};
+use crate::history::{HandView, HistorySeat};
 use crate::protocol::{Dealt, ViewEvent};
 use crate::rules::{Chips, Structure};
 

@@ -12,9 +12,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::card::Card;
+use crate::rules::{Chips, Stakes, Structure};
 use serde::Deserialize;
-use shared::card::Card;
-use shared::rules::{Chips, Stakes, Structure};
 use thiserror::Error;
 
 #[derive(Debug, Error)]

@@ -1,11 +1,11 @@
 //! Plays a PHH hand through the engine (`scoop replay`).
 
-use shared::card::Card;
-use shared::hand::{Action, Entrant, Hand, HandSetup, Post, deck_for};
-use shared::rules::Chips;
+use crate::card::Card;
+use crate::hand::{Action, Entrant, Hand, HandSetup, Post, deck_for};
+use crate::rules::Chips;
 use thiserror::Error;
 
-use crate::phh::{Move, PhhHand};
+use super::read::{Move, PhhHand};
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ReplayError {
@@ -116,8 +116,8 @@ fn fill_unknown(hand: &PhhHand) -> Vec<[Card; 4]> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::read::parse_file;
     use super::*;
-    use crate::phh::parse_file;
 
     fn fixture(name: &str) -> PhhHand {
         let path = format!(
