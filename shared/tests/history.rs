@@ -1,8 +1,8 @@
 //! Hand-history export (PHH and PokerStars text), checked on hands played through the engine.
 //!
-//! `scoop replay` lives in the server crate; `replay` below follows the same conventions
-//! (server/src/replay.rs: seat i is player i, the button is the last player, heads-up the big
-//! blind is p1) so that exported PHH can be replayed here.
+//! `replay` below follows the conventions of `shared::history::phh` (seat i is player i, the
+//! button is the last player, heads-up the big blind is p1) and also rebuilds the hand's
+//! record, so that exported PHH can be replayed and compared here.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
