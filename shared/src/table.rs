@@ -282,17 +282,20 @@ impl Table {
         }
     }
 
+    /// The seat exists and is empty, and the player has no other seat here.
+    fn check_free(&self, seat: u8, player: PlayerId) -> Result<(), TableError> {
+        match self.seats.get(seat as usize) {
+            None => Err(TableError::NoSuchSeat(seat)),
+            Some(Some(_)) => Err(TableError::SeatTaken(seat)),
+            Some(None) if self.seat_of(player).is_some() => Err(TableError::AlreadySeated),
+            Some(None) => Ok(()),
+        }
+    }
+
     /// Whether `player` may take `seat` with `buy_in` chips: what `sit` checks, for a caller
     /// that must move the chips before the seat is taken.
     pub fn can_sit(&self, seat: u8, player: PlayerId, buy_in: Chips) -> Result<(), TableError> {
-        match self.seats.get(seat as usize) {
-            None => return Err(TableError::NoSuchSeat(seat)),
-            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
-            Some(None) => {}
-        }
-        if self.seat_of(player).is_some() {
-            return Err(TableError::AlreadySeated);
-        }
+        self.check_free(seat, player)?;
         let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
         if !(min..=max).contains(&buy_in) {
             return Err(TableError::BuyInOutOfRange {
@@ -377,14 +380,7 @@ impl Table {
         stack: Chips,
         status: SeatStatus,
     ) -> Result<(), TableError> {
-        match self.seats.get(seat as usize) {
-            None => return Err(TableError::NoSuchSeat(seat)),
-            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
-            Some(None) => {}
-        }
-        if self.seat_of(player).is_some() {
-            return Err(TableError::AlreadySeated);
-        }
+        self.check_free(seat, player)?;
         self.seats[seat as usize] = Some(Seat {
             player,
             name,

@@ -299,12 +299,7 @@ impl Model {
                     } else {
                         Action::Fold
                     };
-                    let events = self
-                        .table
-                        .act(legal.seat, action)
-                        .map_err(|e| TestCaseError::fail(format!("{action:?} refused: {e}")))?;
-                    self.note_events(&events);
-                    self.collect_leavers();
+                    self.apply_action(legal.seat, action)?;
                     self.check_conservation()?;
                 }
             }
@@ -349,9 +344,14 @@ impl Model {
             _ if legal.can_check => Action::Check,
             _ => Action::Call,
         };
+        self.apply_action(legal.seat, action)
+    }
+
+    /// A legal action: the table must take it.
+    fn apply_action(&mut self, seat: u8, action: Action) -> Result<(), TestCaseError> {
         let events = self
             .table
-            .act(legal.seat, action)
+            .act(seat, action)
             .map_err(|e| TestCaseError::fail(format!("{action:?} refused: {e}")))?;
         self.note_events(&events);
         self.collect_leavers();
