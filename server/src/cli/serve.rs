@@ -1,0 +1,72 @@
+//! `scoop serve`: the room.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use server::config::Config;
+use server::{app, db};
+
+use super::init_logs;
+
+pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
+    init_logs(config.log_json);
+    let pool = db::connect(&config.database_url)
+        .await
+        .context("connecting to the database")?;
+    db::migrate(&pool).await.context("migrating the database")?;
+    let bind = config.bind;
+    let grace = Duration::from_secs(config.shutdown_grace_secs);
+    let state = app::AppState::start(pool, config).await?;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("binding {bind}"))?;
+    // The address actually bound: with port 0 the system picks one, and tests read it here.
+    let addr = listener.local_addr().context("reading the bound address")?;
+    tracing::info!(%addr, "scoop listening");
+
+    // Tables opened or closed with `scoop tables` are picked up within seconds.
+    let tables = state.tables.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            if let Err(e) = tables.sync().await {
+                tracing::warn!(error = %e, "could not refresh the table list");
+            }
+        }
+    });
+
+    let tables = state.tables.clone();
+    axum::serve(
+        listener,
+        app::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        // Stop dealing, let running hands finish, then close the sockets.
+        tables.drain(grace).await;
+        tracing::info!("hands finished; closing connections");
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}
