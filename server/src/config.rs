@@ -4,8 +4,10 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
+/// The database to work on. Read from DATABASE_URL, whose value `--help` never prints (it
+/// holds the password).
 #[derive(Args, Clone, Debug)]
-pub struct Config {
+pub struct DbArgs {
     /// Postgres connection string.
     #[arg(
         long,
@@ -14,6 +16,12 @@ pub struct Config {
         default_value = "postgres://postgres@127.0.0.1:5432/scoop"
     )]
     pub database_url: String,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct Config {
+    #[command(flatten)]
+    pub db: DbArgs,
 
     /// Address to listen on.
     #[arg(long, env = "SCOOP_BIND", default_value = "127.0.0.1:8080")]

@@ -502,22 +502,24 @@ impl Table {
         Ok(())
     }
 
+    /// Seats sat out for the table's number of hands and not in a hand: to be stood up
+    /// (docs/rules.md §7.7). A caller that must move chips first asks this, then `stand_up`.
+    pub fn idle_seats(&self) -> Vec<u8> {
+        let limit = self.config.max_hands_sat_out;
+        self.seats()
+            .filter(|&(i, s)| {
+                s.status == SeatStatus::SittingOut && s.hands_sat_out >= limit && !self.in_hand(i)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// Stands up players sat out too long; returns their seats and stacks.
     pub fn stand_up_idle(&mut self) -> Vec<(u8, Seat)> {
-        let limit = self.config.max_hands_sat_out;
-        let mut gone = Vec::new();
-        for i in 0..self.seats.len() {
-            if self.in_hand(i as u8) {
-                continue;
-            }
-            let idle = self.seats[i]
-                .as_ref()
-                .is_some_and(|s| s.status == SeatStatus::SittingOut && s.hands_sat_out >= limit);
-            if idle && let Some(s) = self.seats[i].take() {
-                gone.push((i as u8, s));
-            }
-        }
-        gone
+        self.idle_seats()
+            .into_iter()
+            .filter_map(|i| Some((i, self.stand_up(i).ok()?)))
+            .collect()
     }
 
     /// The next occupied seat clockwise after `from` (exclusive) that satisfies `pred`.

@@ -11,24 +11,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
-use server::config::Config;
+use clap::{Parser, Subcommand};
+use server::config::{Config, DbArgs};
 use server::{chips, db};
 
 use tables::TablesAction;
-
-/// The database to work on. Read from DATABASE_URL, whose value `--help` never prints (it
-/// holds the password).
-#[derive(Args)]
-pub struct DbArgs {
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        hide_env_values = true,
-        default_value = "postgres://postgres@127.0.0.1:5432/scoop"
-    )]
-    pub database_url: String,
-}
 
 #[derive(Parser)]
 pub struct Cli {

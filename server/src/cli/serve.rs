@@ -11,7 +11,7 @@ use super::init_logs;
 
 pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
     init_logs(config.log_json);
-    let pool = db::connect(&config.database_url)
+    let pool = db::connect(&config.db.database_url)
         .await
         .context("connecting to the database")?;
     db::migrate(&pool).await.context("migrating the database")?;

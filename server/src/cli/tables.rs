@@ -6,7 +6,9 @@ use anyhow::Context;
 use clap::Subcommand;
 use server::db;
 
-use super::{DbArgs, usage};
+use server::config::DbArgs;
+
+use super::usage;
 
 #[derive(Subcommand)]
 pub enum TablesAction {

@@ -472,25 +472,14 @@ impl TableActor {
                         .await
                         .map_err(|e| e.to_string())?;
                 }
-                let mut table = self
-                    .def
-                    .table_config()
-                    .and_then(|c| {
-                        Table::new(c).map_err(|e| super::def::DefError::Invalid {
-                            id: self.id.clone(),
-                            reason: e.to_string(),
-                        })
-                    })
-                    .map_err(|e| e.to_string())?;
-                let restored = super::restore_seats(&self.pool, &self.def, &bots, &mut table)
+                super::load_table(&self.pool, &self.def, &bots)
                     .await
-                    .map_err(|e| e.to_string())?;
-                Ok::<_, String>((table, restored))
+                    .map_err(|e| e.to_string())
             }
             .await;
             match reloaded {
-                Ok((table, restored)) => {
-                    self.table = table;
+                Ok(restored) => {
+                    self.table = restored.table;
                     self.hand_number = restored.hand_number;
                     self.banks = restored.banks.into_iter().collect();
                     break;
@@ -918,15 +907,16 @@ impl TableActor {
     /// seats back in.
     fn track_sat_out(&mut self) {
         let now = Instant::now();
-        let sat_out: Vec<u8> = self
-            .table
-            .seats()
-            .filter(|(_, s)| s.status == SeatStatus::SittingOut)
-            .map(|(seat, _)| seat)
-            .collect();
-        self.sat_out_since.retain(|seat, _| sat_out.contains(seat));
-        for seat in sat_out {
-            self.sat_out_since.entry(seat).or_insert(now);
+        let table = &self.table;
+        self.sat_out_since.retain(|&seat, _| {
+            table
+                .seat(seat)
+                .is_some_and(|s| s.status == SeatStatus::SittingOut)
+        });
+        for (seat, s) in table.seats() {
+            if s.status == SeatStatus::SittingOut {
+                self.sat_out_since.entry(seat).or_insert(now);
+            }
         }
     }
 
@@ -982,31 +972,19 @@ impl TableActor {
         self.metrics.frames_serialised.add(built.len() as u64);
     }
 
-    fn snapshot_message(&self, viewer: Viewer, clock: Option<Clock>) -> Arc<str> {
-        Frame {
+    fn send_snapshot(&mut self, conn: ConnId) {
+        let frame = Frame {
             table_id: &self.id,
             seq: self.seq,
             table: &self.table,
             hand_number: self.hand_number,
-            clock,
-        }
-        .snapshot(viewer)
-    }
-
-    fn send_snapshot(&mut self, conn: ConnId) {
-        let clock = self.clock_view();
-        let Some(w) = self.watchers.get(&conn) else {
+            clock: self.clock_view(),
+        };
+        let Some(w) = self.watchers.get_mut(&conn) else {
             return;
         };
-        let viewer = match w.account.and_then(|a| self.table.seat_of(player_id(a))) {
-            Some(seat) => Viewer::Seat(seat),
-            None => Viewer::Spectator,
-        };
-        let text = self.snapshot_message(viewer, clock);
-        let stale = w.out.try_send(text).is_err();
-        if let Some(w) = self.watchers.get_mut(&conn) {
-            w.stale = stale;
-        }
+        let text = frame.snapshot(frame.viewer(w.account));
+        w.stale = w.out.try_send(text).is_err();
     }
 
     fn clock_view(&self) -> Option<Clock> {
@@ -1345,23 +1323,22 @@ impl TableActor {
     /// Stands up players sat out for the table's number of hands (docs/rules.md §7.7), or,
     /// where the operator set one, for longer than its limit in minutes.
     async fn stand_up_idle(&mut self) {
-        let hands = self.table.config().max_hands_sat_out;
-        let minutes = Duration::from_secs(u64::from(self.def.sit_out_minutes) * 60);
-        let idle: Vec<u8> = self
-            .table
-            .seats()
-            .filter(|(seat, s)| {
-                s.status == SeatStatus::SittingOut
-                    && !self.in_running_hand(*seat)
-                    && (s.hands_sat_out >= hands
-                        || (self.def.sit_out_minutes > 0
-                            && self
-                                .sat_out_since
-                                .get(seat)
-                                .is_some_and(|since| since.elapsed() >= minutes)))
-            })
-            .map(|(seat, _)| seat)
-            .collect();
+        let mut idle = self.table.idle_seats();
+        if self.def.sit_out_minutes > 0 {
+            let minutes = Duration::from_secs(u64::from(self.def.sit_out_minutes) * 60);
+            for (&seat, since) in &self.sat_out_since {
+                if since.elapsed() >= minutes
+                    && !idle.contains(&seat)
+                    && !self.in_running_hand(seat)
+                    && self
+                        .table
+                        .seat(seat)
+                        .is_some_and(|s| s.status == SeatStatus::SittingOut)
+                {
+                    idle.push(seat);
+                }
+            }
+        }
         if idle.is_empty() {
             return;
         }

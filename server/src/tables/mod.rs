@@ -110,11 +110,6 @@ impl Tables {
     }
 
     async fn spawn(&self, def: &TableDef) -> Result<TableHandle, DefError> {
-        let config = def.table_config()?;
-        let mut table = Table::new(config).map_err(|e| DefError::Invalid {
-            id: def.id.clone(),
-            reason: e.to_string(),
-        })?;
         let bots = if def.practice {
             house_bots::accounts(&self.pool, &def.id, def.house_bots)
                 .await
@@ -122,7 +117,11 @@ impl Tables {
         } else {
             Vec::new()
         };
-        let restored = restore_seats(&self.pool, def, &bots, &mut table).await?;
+        let Restored {
+            table,
+            hand_number,
+            banks,
+        } = load_table(&self.pool, def, &bots).await?;
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let info = Arc::new(Mutex::new(LobbyTable {
             id: def.id.clone(),
@@ -140,8 +139,8 @@ impl Tables {
             table,
             pool: self.pool.clone(),
             rx,
-            hand_number: restored.hand_number,
-            banks: restored.banks,
+            hand_number,
+            banks,
             lobby: self.lobby.clone(),
             lobby_info: info.clone(),
             bots,
@@ -228,21 +227,26 @@ struct SeatedRow {
 
 /// What a table finds in the database when it (re)starts.
 pub(crate) struct Restored {
+    pub table: Table,
     /// The number of the table's last hand.
     pub hand_number: u64,
     /// What is left of each seated player's time bank, where some of it was used.
     pub banks: Vec<(PlayerId, Duration)>,
 }
 
-/// Seats the players the database holds at this table, sat out with their stacks (after a stop
-/// or a panic the hand in play is void, so those are the stacks from before it) and their time
-/// banks; a seat the table can no longer hold is cashed out.
-pub(crate) async fn restore_seats(
+/// Builds the table as the database holds it: its players sat out with their stacks (after a
+/// stop or a panic the hand in play is void, so those are the stacks from before it) and their
+/// time banks; a seat the table can no longer hold is cashed out. Used at start-up and after a
+/// table's task panicked.
+pub(crate) async fn load_table(
     pool: &PgPool,
     def: &TableDef,
     bots: &[actor::Account],
-    table: &mut Table,
 ) -> Result<Restored, DefError> {
+    let mut table = Table::new(def.table_config()?).map_err(|e| DefError::Invalid {
+        id: def.id.clone(),
+        reason: e.to_string(),
+    })?;
     let mut banks = Vec::new();
     let rows: Vec<SeatedRow> = sqlx::query_as(
         "SELECT s.seat, s.account_id, s.stack, a.username, s.time_bank_ms FROM table_seats s \
@@ -287,6 +291,7 @@ pub(crate) async fn restore_seats(
             .fetch_one(pool)
             .await?;
     Ok(Restored {
+        table,
         hand_number: u64::try_from(number).unwrap_or(0),
         banks,
     })

@@ -117,7 +117,7 @@ async fn serve(
     configure: impl FnOnce(&mut Config),
 ) -> TestApp {
     let mut config = Args::parse_from(["scoop"]).config;
-    config.database_url = url;
+    config.db.database_url = url;
     config.bind = "127.0.0.1:0".parse().expect("address");
     configure(&mut config);
     let state = AppState::start(app_pool, config).await.expect("state");
