@@ -481,6 +481,38 @@ pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsEr
     Ok(Outcome::Applied(()))
 }
 
+/// Tops a house bot's balance up to `needed` chips: play chips the house grants, written as
+/// an `adjustment` ledger row. Only house bot accounts are funded.
+pub async fn fund_house_bot(pool: &PgPool, bot: Uuid, needed: Chips) -> Result<(), ChipsError> {
+    let needed = i64::try_from(needed).map_err(|_| ChipsError::InvalidAmount)?;
+    let mut tx = pool.begin().await?;
+    let balance: i64 =
+        sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1 AND house_bot FOR UPDATE")
+            .bind(bot)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(ChipsError::NoAccount)?;
+    if balance < needed {
+        let balance_after = set_balance(&mut tx, bot, needed - balance).await?;
+        write(
+            &mut tx,
+            Entry {
+                account: bot,
+                kind: "adjustment",
+                amount: needed - balance,
+                balance_after,
+                table_id: None,
+                seat: None,
+                hand: None,
+                key: None,
+            },
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Hands left running by a process that stopped.
 /// What is left of a seated player's time bank. It only ever goes down while they sit, so
 /// writes that arrive out of order cannot give time back.
@@ -510,12 +542,20 @@ pub async fn hand_status(pool: &PgPool, hand: Uuid) -> Result<Option<String>, Ch
         .await?)
 }
 
-/// One player's seat at a table as the database holds it: `(seat, stack, username)`.
+/// One player's seat at a table as committed.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct CommittedSeat {
+    pub seat: i16,
+    pub stack: i64,
+    pub username: String,
+}
+
+/// One player's seat at a table as the database holds it.
 pub async fn seat_of(
     pool: &PgPool,
     table_id: &str,
     account: Uuid,
-) -> Result<Option<(i16, i64, String)>, ChipsError> {
+) -> Result<Option<CommittedSeat>, ChipsError> {
     Ok(sqlx::query_as(
         "SELECT s.seat, s.stack, a.username FROM table_seats s JOIN accounts a \
          ON a.id = s.account_id WHERE s.table_id = $1 AND s.account_id = $2",

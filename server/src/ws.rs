@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::app::AppState;
 use crate::ratelimit::RateLimiter;
 use crate::session;
-use crate::tables::actor::{Account, Command, ConnId, Request};
+use crate::tables::actor::{Account, Command, ConnId, Outgoing, Request};
 
 /// Largest message a client may send (RULES: capped; axum's default is 64 MiB).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
@@ -78,7 +78,7 @@ struct Connection {
     id: ConnId,
     state: AppState,
     account: Option<Account>,
-    out: mpsc::Sender<Arc<str>>,
+    out: mpsc::Sender<Outgoing>,
     watching: HashSet<String>,
     lobby: Option<broadcast::Receiver<LobbyTable>>,
 }
@@ -86,9 +86,18 @@ struct Connection {
 async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, String)>) {
     state.metrics.sockets.inc();
     let (mut sink, mut stream) = socket.split();
-    let (out, mut out_rx) = mpsc::channel::<Arc<str>>(OUTBOUND_QUEUE);
+    let (out, mut out_rx) = mpsc::channel::<Outgoing>(OUTBOUND_QUEUE);
     let writer = tokio::spawn(async move {
-        while let Some(text) = out_rx.recv().await {
+        while let Some(item) = out_rx.recv().await {
+            // Errors are typed up to here: this is where they become protocol messages.
+            let text = match item {
+                Outgoing::Frame(text) => text,
+                Outgoing::Refused { table, error } => encode(&ServerMessage::Error {
+                    code: error.code(),
+                    message: error.to_string(),
+                    table: Some(table),
+                }),
+            };
             if sink
                 .send(Message::Text(text.as_ref().into()))
                 .await
@@ -187,7 +196,7 @@ async fn next_lobby(rx: &mut Option<broadcast::Receiver<LobbyTable>>) -> Option<
 
 impl Connection {
     fn send(&self, text: Arc<str>) {
-        let _ = self.out.try_send(text);
+        let _ = self.out.try_send(Outgoing::Frame(text));
     }
 
     async fn handle(&mut self, text: &str) {

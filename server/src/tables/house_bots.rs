@@ -52,33 +52,3 @@ pub async fn accounts(
     }
     Ok(bots)
 }
-
-/// Grants the bot play chips (an `adjustment` ledger row) when its balance is short.
-pub async fn ensure_balance(pool: &PgPool, bot: Uuid, needed: u64) -> Result<(), ChipsError> {
-    let needed = i64::try_from(needed).map_err(|_| ChipsError::InvalidAmount)?;
-    let mut tx = pool.begin().await?;
-    let balance: i64 =
-        sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1 AND house_bot FOR UPDATE")
-            .bind(bot)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(ChipsError::NoAccount)?;
-    if balance < needed {
-        let grant = needed - balance;
-        sqlx::query("UPDATE accounts SET balance = balance + $2 WHERE id = $1")
-            .bind(bot)
-            .bind(grant)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "INSERT INTO ledger (account_id, kind, amount, balance_after) VALUES ($1, 'adjustment', $2, $3)",
-        )
-        .bind(bot)
-        .bind(grant)
-        .bind(needed)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(())
-}

@@ -137,7 +137,7 @@ impl Tables {
             id: def.id.clone(),
             def: def.clone(),
             table,
-            pool: self.pool.clone(),
+            ledger: Arc::new(actor::ledger::PgLedger(self.pool.clone())),
             rx,
             hand_number,
             banks,
@@ -226,7 +226,7 @@ struct SeatedRow {
 }
 
 /// What a table finds in the database when it (re)starts.
-pub(crate) struct Restored {
+pub struct Restored {
     pub table: Table,
     /// The number of the table's last hand.
     pub hand_number: u64,
@@ -238,7 +238,7 @@ pub(crate) struct Restored {
 /// stop or a panic the hand in play is void, so those are the stacks from before it) and their
 /// time banks; a seat the table can no longer hold is cashed out. Used at start-up and after a
 /// table's task panicked.
-pub(crate) async fn load_table(
+pub async fn load_table(
     pool: &PgPool,
     def: &TableDef,
     bots: &[actor::Account],

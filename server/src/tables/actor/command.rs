@@ -1,0 +1,96 @@
+//! What reaches a table task, and what it sends back to one connection.
+
+use std::sync::Arc;
+
+use shared::hand::Action;
+use shared::protocol::{PreAction, RequestId};
+use shared::rules::Chips;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use super::error::RequestError;
+
+pub type ConnId = u64;
+
+/// One message for one connection. Table frames come serialised (a spectator frame is built
+/// once and shared); a refused request comes as its typed error, which the socket serialises.
+#[derive(Debug)]
+pub enum Outgoing {
+    Frame(Arc<str>),
+    Refused { table: String, error: RequestError },
+}
+
+pub type Outbound = mpsc::Sender<Outgoing>;
+
+/// A logged-in account behind a connection.
+#[derive(Clone, Debug)]
+pub struct Account {
+    pub id: Uuid,
+    pub name: String,
+}
+
+pub enum Command {
+    Watch {
+        conn: ConnId,
+        account: Option<Account>,
+        out: Outbound,
+    },
+    Unwatch {
+        conn: ConnId,
+    },
+    Resync {
+        conn: ConnId,
+    },
+    Player {
+        account: Account,
+        out: Outbound,
+        request: Request,
+    },
+    /// Stop dealing; answer once no hand is running.
+    Drain {
+        done: oneshot::Sender<()>,
+    },
+    /// The operator closed the table: finish the hand, cash everyone out, stop.
+    Close,
+    /// Panic, to test that the table survives it (`Tables::inject_panic`).
+    InjectPanic,
+}
+
+/// What a seated (or sitting-down) player asks for.
+#[derive(Debug)]
+pub enum Request {
+    Sit {
+        seat: u8,
+        buy_in: Chips,
+        post_now: bool,
+        request_id: Option<RequestId>,
+    },
+    Act {
+        hand: u64,
+        action: Action,
+    },
+    PreSelect(Option<PreAction>),
+    SitOut,
+    SitIn {
+        post_now: bool,
+    },
+    TopUp {
+        amount: Chips,
+        request_id: Option<RequestId>,
+    },
+    Leave {
+        request_id: Option<RequestId>,
+    },
+    Chat {
+        text: String,
+    },
+}
+
+/// The engine knows players by number; an account's is its id.
+pub fn player_id(account: Uuid) -> shared::table::PlayerId {
+    shared::table::PlayerId(account.as_u128())
+}
+
+pub fn account_of(player: shared::table::PlayerId) -> Uuid {
+    Uuid::from_u128(player.0)
+}

@@ -1,0 +1,296 @@
+//! Sending each change to everyone watching the table, through the per-viewer projection,
+//! without letting a slow connection cost the table anything.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use shared::hand::Event;
+use shared::protocol::{Clock, ServerMessage};
+use shared::table::Table;
+use shared::view::{Viewer, project, table_view};
+use uuid::Uuid;
+
+use super::command::{ConnId, Outbound, Outgoing, player_id};
+
+struct Watcher {
+    account: Option<Uuid>,
+    out: Outbound,
+    /// A message was dropped because the connection fell behind: it gets the current
+    /// snapshot once it has room again, and nothing until then.
+    stale: bool,
+}
+
+/// What every message about one change shares.
+pub struct Frame<'a> {
+    pub table_id: &'a str,
+    pub seq: u64,
+    pub table: &'a Table,
+    pub hand_number: u64,
+    pub clock: Option<Clock>,
+}
+
+impl Frame<'_> {
+    fn viewer(&self, account: Option<Uuid>) -> Viewer {
+        match account.and_then(|a| self.table.seat_of(player_id(a))) {
+            Some(seat) => Viewer::Seat(seat),
+            None => Viewer::Spectator,
+        }
+    }
+
+    fn events(&self, events: &[Event], viewer: Viewer) -> Arc<str> {
+        encode(&ServerMessage::Events {
+            table: self.table_id.to_string(),
+            seq: self.seq,
+            events: events.iter().map(|e| project(e, viewer)).collect(),
+            view: Box::new(table_view(self.table, viewer, self.hand_number)),
+            clock: self.clock,
+        })
+    }
+
+    fn snapshot(&self, viewer: Viewer) -> Arc<str> {
+        encode(&ServerMessage::Snapshot {
+            table: self.table_id.to_string(),
+            seq: self.seq,
+            view: Box::new(table_view(self.table, viewer, self.hand_number)),
+            clock: self.clock,
+        })
+    }
+}
+
+pub fn encode(msg: &ServerMessage) -> Arc<str> {
+    serde_json::to_string(msg).unwrap_or_default().into()
+}
+
+#[derive(Default)]
+pub struct Watchers {
+    map: HashMap<ConnId, Watcher>,
+}
+
+impl Watchers {
+    pub fn add(&mut self, conn: ConnId, account: Option<Uuid>, out: Outbound) {
+        self.map.insert(
+            conn,
+            Watcher {
+                account,
+                out,
+                stale: false,
+            },
+        );
+    }
+
+    pub fn remove(&mut self, conn: ConnId) {
+        self.map.remove(&conn);
+    }
+
+    /// Watchers who are not seated at the table.
+    pub fn spectators(&self, table: &Table) -> u32 {
+        let n = self
+            .map
+            .values()
+            .filter(|w| {
+                w.account
+                    .is_none_or(|a| table.seat_of(player_id(a)).is_none())
+            })
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// Everyone gets the current snapshot with the next broadcast (the table changed in a way
+    /// events cannot describe, such as a hand taken back).
+    pub fn mark_all_stale(&mut self) {
+        for w in self.map.values_mut() {
+            w.stale = true;
+        }
+    }
+
+    /// Sends this change to every watcher, seated players first (their writers are woken
+    /// before a crowd of spectators'). Each audience's message is serialised once (the
+    /// spectators share one, each seat has its own); a watcher whose queue is full is marked
+    /// and, once it has room, gets the current snapshot, also built once per audience.
+    /// Returns the number of messages serialised.
+    pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[Event]) -> usize {
+        let mut built: HashMap<(Viewer, bool), Arc<str>> = HashMap::new();
+        for players_pass in [true, false] {
+            for w in self.map.values_mut() {
+                if w.stale && w.out.capacity() == 0 {
+                    continue;
+                }
+                let viewer = frame.viewer(w.account);
+                if matches!(viewer, Viewer::Seat(_)) != players_pass {
+                    continue;
+                }
+                let text = built
+                    .entry((viewer, w.stale))
+                    .or_insert_with(|| {
+                        if w.stale {
+                            frame.snapshot(viewer)
+                        } else {
+                            frame.events(events, viewer)
+                        }
+                    })
+                    .clone();
+                w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
+            }
+        }
+        built.len()
+    }
+
+    /// The current table to one watcher (joining, or asking after a gap).
+    pub fn snapshot(&mut self, conn: ConnId, frame: &Frame<'_>) {
+        let Some(w) = self.map.get_mut(&conn) else {
+            return;
+        };
+        let text = frame.snapshot(frame.viewer(w.account));
+        w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
+    }
+
+    /// The same message to everyone (chat, notices); a full queue marks the watcher behind.
+    pub fn send_all(&mut self, text: &Arc<str>) {
+        for w in self.map.values_mut() {
+            if w.out.try_send(Outgoing::Frame(text.clone())).is_err() {
+                w.stale = true;
+            }
+        }
+    }
+
+    #[cfg(test)]
+    pub fn stale_count(&self) -> usize {
+        self.map.values().filter(|w| w.stale).count()
+    }
+
+    #[cfg(test)]
+    pub fn is_stale(&self, conn: ConnId) -> bool {
+        self.map.get(&conn).is_some_and(|w| w.stale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::rules::Stakes;
+    use shared::table::{PlayerId, TableConfig};
+    use tokio::sync::mpsc;
+
+    fn table() -> Table {
+        let mut t = Table::new(TableConfig::new(Stakes::no_limit(5, 10), 6)).expect("table");
+        for seat in [0u8, 1] {
+            t.sit(
+                seat,
+                PlayerId(u128::from(seat) + 1),
+                format!("p{seat}"),
+                500,
+                true,
+            )
+            .expect("sit");
+        }
+        t
+    }
+
+    fn frame(table: &Table, seq: u64) -> Frame<'_> {
+        Frame {
+            table_id: "t",
+            seq,
+            table,
+            hand_number: 0,
+            clock: None,
+        }
+    }
+
+    fn watch(
+        w: &mut Watchers,
+        conn: ConnId,
+        account: Option<u128>,
+        queue: usize,
+    ) -> mpsc::Receiver<Outgoing> {
+        let (out, rx) = mpsc::channel(queue);
+        w.add(conn, account.map(Uuid::from_u128), out);
+        rx
+    }
+
+    fn text(o: Outgoing) -> Arc<str> {
+        match o {
+            Outgoing::Frame(t) => t,
+            Outgoing::Refused { error, .. } => panic!("a refusal: {error}"),
+        }
+    }
+
+    #[test]
+    fn stalled_watchers_cost_no_serialisation_and_get_the_current_snapshot_once_they_read() {
+        let table = table();
+        let mut w = Watchers::default();
+        let mut seat0 = watch(&mut w, 1, Some(1), 1024);
+        let mut seat1 = watch(&mut w, 2, Some(2), 1024);
+        let mut reader = watch(&mut w, 3, None, 1024);
+        // A crowd of spectators that never read: a queue of one, filled at once.
+        let mut crowd: Vec<mpsc::Receiver<Outgoing>> = (100..1100)
+            .map(|conn| watch(&mut w, conn, None, 1))
+            .collect();
+        let mut frames = 0;
+        for seq in 1..=20 {
+            frames += w.broadcast(&frame(&table, seq), &[]);
+        }
+        // Each change is serialised once per audience: seat 0, seat 1, the spectators (and
+        // the stalled crowd's snapshot once, when it first fell behind).
+        assert!(frames <= 20 * 3 + 1, "{frames} frames for 20 changes");
+        assert!(w.stale_count() >= 1000);
+        for rx in [&mut seat0, &mut seat1, &mut reader] {
+            let mut got = 0;
+            while rx.try_recv().is_ok() {
+                got += 1;
+            }
+            assert_eq!(got, 20, "readers miss nothing");
+        }
+        // One of the crowd reads what it had: the next change brings it the current table.
+        let first = text(crowd[0].try_recv().expect("its one queued message"));
+        assert!(first.contains("\"seq\":1"), "{first}");
+        let more = w.broadcast(&frame(&table, 21), &[]);
+        let next = text(crowd[0].try_recv().expect("a snapshot"));
+        let msg: ServerMessage = serde_json::from_str(&next).expect("a server message");
+        assert!(
+            matches!(msg, ServerMessage::Snapshot { seq: 21, .. }),
+            "the current snapshot, not the backlog: {next}"
+        );
+        assert!(!w.is_stale(100));
+        // The rest of the crowd is still behind and still costs nothing.
+        assert_eq!(more, 4);
+    }
+
+    #[test]
+    fn each_seat_sees_its_own_cards_and_spectators_see_none() {
+        let mut table = table();
+        table
+            .start_hand(shared::card::Deck::shuffled(&mut rand::rng()))
+            .expect("a hand");
+        let mut w = Watchers::default();
+        let mut seat0 = watch(&mut w, 1, Some(1), 8);
+        let mut spectator = watch(&mut w, 2, None, 8);
+        w.broadcast(&frame(&table, 1), &[]);
+        let mine: ServerMessage =
+            serde_json::from_str(&text(seat0.try_recv().expect("a frame"))).expect("json");
+        let theirs: ServerMessage =
+            serde_json::from_str(&text(spectator.try_recv().expect("a frame"))).expect("json");
+        let (ServerMessage::Events { view: mine, .. }, ServerMessage::Events { view: theirs, .. }) =
+            (mine, theirs)
+        else {
+            panic!("events frames");
+        };
+        let cards = |v: &shared::protocol::TableView, seat: usize| {
+            v.seats[seat].as_ref().and_then(|s| s.cards)
+        };
+        assert!(cards(&mine, 0).is_some(), "a player sees their hand");
+        assert!(cards(&mine, 1).is_none(), "but not the other's");
+        assert!(cards(&theirs, 0).is_none() && cards(&theirs, 1).is_none());
+    }
+
+    #[test]
+    fn spectators_are_the_watchers_without_a_seat() {
+        let table = table();
+        let mut w = Watchers::default();
+        let _a = watch(&mut w, 1, Some(1), 1);
+        let _b = watch(&mut w, 2, Some(99), 1);
+        let _c = watch(&mut w, 3, None, 1);
+        assert_eq!(w.spectators(&table), 2);
+        w.remove(3);
+        assert_eq!(w.spectators(&table), 1);
+    }
+}

@@ -1,0 +1,188 @@
+//! The table moving on: dealing a hand, telling everyone after each change, and the end of a
+//! hand in its one safe order: settle, cash out who left, then broadcast.
+
+use std::time::Duration;
+
+use serde_json::json;
+use shared::card::Deck;
+use shared::hand::Event;
+use shared::protocol::{ErrorCode, ServerMessage};
+use shared::rules::Chips;
+use tokio::time::Instant;
+
+use super::TableActor;
+use super::fanout::encode;
+use super::hand_log::{self, RunningHand, Settled};
+use super::ledger::HandStart;
+use super::seats::Gone;
+
+impl TableActor {
+    /// After any change: settle a finished hand, tell every watcher, run the clock,
+    /// pre-selected actions and bots.
+    pub(super) async fn changed(&mut self, events: Vec<Event>) {
+        self.changed_leaving(events, None).await;
+    }
+
+    /// `changed`, for a leave that freed a seat during a hand: the stack goes back to the
+    /// balance after any settlement the leave caused (which needs the seat's row) and before
+    /// the broadcast that shows the seat empty, so a client that sees itself gone finds its
+    /// chips in its balance.
+    pub(super) async fn changed_leaving(
+        &mut self,
+        mut events: Vec<Event>,
+        mut leaver: Option<Gone>,
+    ) {
+        loop {
+            if let Some(h) = &mut self.hand {
+                h.record.events.extend(events.iter().cloned());
+            }
+            if self.hand.is_some() && !self.table.hand_running() {
+                let starting = self.table.hand().map(|h| h.starting_stacks());
+                let settled = self.finish_hand().await;
+                if let Some(mut gone) = leaver.take() {
+                    if !settled
+                        && let Some(&(_, stack)) = starting
+                            .iter()
+                            .flatten()
+                            .find(|(seat, _)| *seat == gone.seat)
+                    {
+                        // The hand was taken back: so was what the leaver won or lost in it.
+                        gone.stack = stack;
+                    }
+                    self.cash_out_gone(gone).await;
+                }
+                if settled {
+                    self.broadcast(&events);
+                } else {
+                    // The result never reached the database and was taken back: what is
+                    // shown is the table as it is now, without it.
+                    self.watchers.mark_all_stale();
+                    self.broadcast(&[]);
+                }
+                self.after_hand().await;
+                return;
+            }
+            if let Some(gone) = leaver.take() {
+                self.cash_out_gone(gone).await;
+            }
+            // The clock first, so the message carries the clock of the player now to act.
+            self.restart_clock();
+            self.broadcast(&events);
+            // A pre-selected action for the player now to act is applied at once.
+            match self.take_pre_action() {
+                Some((seat, action)) => match self.table.act(seat, action) {
+                    Ok(more) => {
+                        self.charge_clock(seat);
+                        events = more;
+                    }
+                    Err(_) => return,
+                },
+                None => {
+                    self.schedule_bot();
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(super) async fn try_start_hand(&mut self) {
+        // No hand is dealt while memory may disagree with the database about a seat.
+        for account in self.unsure.iter().copied().collect::<Vec<_>>() {
+            if let Err(e) = self.reconcile(account).await {
+                tracing::warn!(table = %self.id, error = %e, "cannot check a seat with the database yet");
+                self.next_hand_at = Instant::now() + Duration::from_secs(1);
+                return;
+            }
+        }
+        self.seat_bots().await;
+        let deck = Deck::shuffled(&mut rand::rng());
+        let order = deck.order().to_vec();
+        let Ok(events) = self.table.start_hand(deck) else {
+            // Not enough players: look again shortly.
+            self.next_hand_at = Instant::now() + Duration::from_millis(500);
+            return;
+        };
+        let number = self.hand_number + 1;
+        let Some(running) = RunningHand::new(&self.id, &self.def.name, number, &self.table, order)
+        else {
+            return;
+        };
+        let starting = json!(self.table.hand().map(|h| h.starting_stacks()));
+        // The hand is on record (deck hash, starting stacks) before anyone sees a card.
+        let writing = Instant::now();
+        let written = self
+            .ledger
+            .start_hand(HandStart {
+                id: running.id,
+                table_id: &self.id,
+                deck_hash: &running.deck_hash(),
+                starting_stacks: &starting,
+                number,
+                players: &running.accounts,
+            })
+            .await;
+        self.metrics.hand_start_write.observe(writing.elapsed());
+        if let Err(e) = written {
+            tracing::error!(table = %self.id, error = %e, "could not record the hand start; voiding it");
+            self.metrics.db_errors.inc();
+            let _ = self.table.void_hand();
+            self.next_hand_at = Instant::now() + Duration::from_secs(5);
+            return;
+        }
+        self.hand_number = number;
+        self.metrics.hands_started.inc();
+        self.hand = Some(running);
+        self.changed(events).await;
+    }
+
+    /// Settles the finished hand: stacks, rake and history in one transaction. Returns whether
+    /// it was settled (false: it was taken back, here and in the database).
+    async fn finish_hand(&mut self) -> bool {
+        let Some(running) = self.hand.take() else {
+            return false;
+        };
+        self.clocks.stop();
+        self.bot_acts_at = None;
+        self.pre_actions.clear();
+        let Some(result) = self.table.hand().and_then(|h| h.result()).cloned() else {
+            return false;
+        };
+        let notice = encode(&ServerMessage::Error {
+            code: ErrorCode::DatabaseUnavailable,
+            message: "waiting for the database; the hand will be settled when it is back".into(),
+            table: Some(self.id.clone()),
+        });
+        let watchers = &mut self.watchers;
+        let settled = hand_log::settle(
+            self.ledger.as_ref(),
+            &self.metrics,
+            &self.id,
+            &running,
+            &result,
+            || watchers.send_all(&notice),
+        )
+        .await;
+        if settled == Settled::TakenBack {
+            let _ = self.table.undo_finished_hand();
+            self.doubt_every_seat();
+        }
+        let pot: Chips = result.pots.iter().map(|p| p.amount).sum();
+        let now = Instant::now();
+        self.metrics.hand_duration.observe(now - running.started);
+        self.lobby.stats.finished(now, pot);
+        self.metrics.hands_finished.inc();
+        self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms);
+        settled == Settled::Committed
+    }
+
+    /// Deferred leaves and stand-ups once a hand is over.
+    async fn after_hand(&mut self) {
+        for (seat, s) in self.table.take_leavers() {
+            self.cash_out_gone(Gone::from(s).at(seat)).await;
+        }
+        self.stand_up_idle().await;
+        self.sat_out.track(&self.table, Instant::now());
+        self.broadcast(&[]);
+        self.publish_lobby();
+    }
+}
