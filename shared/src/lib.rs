@@ -8,6 +8,7 @@
 pub mod api;
 pub mod card;
 pub mod eval;
+pub mod format;
 pub mod hand;
 pub mod history;
 pub mod pot;

@@ -6,10 +6,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
-use crate::hand::{Action, Event, Legal, Street};
+use crate::format::Event;
+use crate::hand::{Action, Legal, Street};
 use crate::pot::Pot;
 use crate::rules::{Chips, Stakes};
 use crate::table::SeatStatus;
+
+/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v1.jsonl`.
+/// A change to the layout is a new version (and the fixtures of the old one stay).
+pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;

@@ -4,7 +4,7 @@
 //! [`table_view`]. A player sees their own hole cards and cards turned face up; a spectator
 //! sees only cards turned face up.
 
-use crate::hand::Event;
+use crate::format::Event;
 use crate::protocol::{Dealt, SeatView, TableView, ViewEvent};
 use crate::table::Table;
 
@@ -21,7 +21,7 @@ impl Viewer {
     }
 }
 
-/// One engine event as `viewer` may see it.
+/// One event as `viewer` may see it (engine events convert with `Event::from`).
 pub fn project(event: &Event, viewer: Viewer) -> ViewEvent {
     match event {
         Event::HoleCards { seat, cards } => ViewEvent::Dealt(Dealt {
@@ -115,7 +115,12 @@ mod tests {
         let mut t = Table::new(TableConfig::new(Stakes::no_limit(5, 10), 6)).unwrap();
         t.sit(0, PlayerId(1), "ann".into(), 500, false).unwrap();
         t.sit(3, PlayerId(2), "bob".into(), 500, false).unwrap();
-        let events = t.start_hand(Deck::ordered()).unwrap();
+        let events = t
+            .start_hand(Deck::ordered())
+            .unwrap()
+            .iter()
+            .map(Event::from)
+            .collect();
         (t, events)
     }
 

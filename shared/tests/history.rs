@@ -14,18 +14,19 @@ use Action::{Call, Check, Fold};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shared::card::{Card, Deck, format_cards};
+use shared::format::Event;
 use shared::hand::{Action, Entrant, HandSetup, Post, RaiseBounds, deck_for};
 use shared::history::{ExportError, HandRecord, HistorySeat, Unsupported, to_phh, to_pokerstars};
 use shared::rules::Rake;
 use shared::view::Viewer;
-use shared::{Chips, Event, Hand, Stakes, Structure};
+use shared::{Chips, Hand, Stakes, Structure};
 
 const NAMES: [&str; 10] = [
     "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jo",
 ];
 
 /// Players are named in seat order: ann sits on the lowest seat, bob on the next one, ...
-fn record(setup: &HandSetup, hand: &Hand, events: Vec<Event>) -> HandRecord {
+fn record(setup: &HandSetup, hand: &Hand, events: Vec<shared::hand::Event>) -> HandRecord {
     let mut entrants = setup.entrants.clone();
     entrants.sort_by_key(|e| e.seat);
     let seats = entrants
@@ -48,7 +49,7 @@ fn record(setup: &HandSetup, hand: &Hand, events: Vec<Event>) -> HandRecord {
         seat_count: 10,
         button: setup.button,
         seats,
-        events,
+        events: events.iter().map(Event::from).collect(),
         deck: hand.deck().order().to_vec(),
     }
 }

@@ -2,8 +2,9 @@
 
 use shared::card::{Card, Rank};
 use shared::eval::{HandCategory, HighValue, LowValue};
-use shared::hand::{Acted, BlindKind, Event, Street};
-use shared::pot::Share;
+use shared::format::Share;
+use shared::format::{Acted, BlindKind, Event};
+use shared::hand::Street;
 use shared::protocol::{ErrorCode, ViewEvent};
 use shared::rules::{Chips, Stakes, Structure};
 

@@ -9,7 +9,7 @@ use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use serde::Serialize;
 use serde_json::json;
-use shared::hand::Event;
+use shared::format::Event;
 use shared::protocol::{ClientMessage, ServerMessage, TableView, ViewEvent};
 use thiserror::Error;
 use tokio_tungstenite::tungstenite::Message;

@@ -298,7 +298,9 @@ async fn check_down(c: &mut crate::ws::Client) {
                 if events.iter().any(|e| {
                     matches!(
                         e,
-                        shared::protocol::ViewEvent::Public(shared::hand::Event::HandEnded { .. })
+                        shared::protocol::ViewEvent::Public(
+                            shared::format::Event::HandEnded { .. }
+                        )
                     )
                 }) =>
             {

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use shared::hand::{Action, Event};
+use shared::format::Event;
+use shared::hand::Action;
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage, TableView, ViewEvent};
 use shared::rules::Structure;
 use shared::table::SeatStatus;

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 use server::tables::def::TableDef;
 use shared::card::Card;
-use shared::hand::{Action, Event};
+use shared::format::Event;
+use shared::hand::Action;
 use shared::history::HandRecord;
 use shared::protocol::{ClientMessage, ErrorCode, ServerMessage, ViewEvent};
 use shared::rules::Structure;
@@ -255,7 +256,7 @@ async fn clock_expiry_checks_or_folds_and_sits_the_player_out() {
     let msg = a
         .until(|m| {
             matches!(m, ServerMessage::Events { events, .. }
-                if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { action: shared::hand::Acted::Fold, .. }))))
+                if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { action: shared::format::Acted::Fold, .. }))))
         })
         .await;
     let ServerMessage::Events { events, .. } = msg else {
@@ -616,7 +617,7 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
         .await;
     waiter
         .until(|m| matches!(m, ServerMessage::Events { events, .. }
-            if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { seat, action: shared::hand::Acted::Fold, .. }) if *seat == waiter_seat))))
+            if events.iter().any(|e| matches!(e, ViewEvent::Public(Event::Acted { seat, action: shared::format::Acted::Fold, .. }) if *seat == waiter_seat))))
         .await;
 
     // Chat: players only, with a length limit.

@@ -14,7 +14,7 @@ pub use pokerstars::to_pokerstars;
 use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
-use crate::hand::Event;
+use crate::format::Event;
 use crate::protocol::{Dealt, ViewEvent};
 use crate::rules::{Chips, Stakes};
 use crate::view::{Viewer, project};

@@ -2,7 +2,8 @@
 //! as a live table.
 
 use leptos::prelude::*;
-use shared::hand::{Acted, BlindKind, Event, Street};
+use shared::format::{Acted, BlindKind, Event};
+use shared::hand::Street;
 use shared::history::HandView;
 use shared::protocol::{SeatView, TableView, ViewEvent};
 use shared::table::SeatStatus;

@@ -2,8 +2,7 @@
 //! alone does not say (the hand log, chat, who won what at the showdown).
 
 use shared::eval::{HighValue, LowValue};
-use shared::hand::Event;
-use shared::pot::Share;
+use shared::format::{Event, Share};
 use shared::protocol::{Clock, ErrorCode, ServerMessage, TableId, TableView, ViewEvent};
 use shared::rules::Chips;
 

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use shared::format;
 use shared::hand::Event;
 use shared::protocol::{Clock, ServerMessage};
 use shared::table::Table;
@@ -37,7 +38,7 @@ impl Frame<'_> {
         }
     }
 
-    fn events(&self, events: &[Event], viewer: Viewer) -> Arc<str> {
+    fn events(&self, events: &[format::Event], viewer: Viewer) -> Arc<str> {
         encode(&ServerMessage::Events {
             table: self.table_id.to_string(),
             seq: self.seq,
@@ -109,6 +110,7 @@ impl Watchers {
     /// and, once it has room, gets the current snapshot, also built once per audience.
     /// Returns the number of messages serialised.
     pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[Event]) -> usize {
+        let events: Vec<format::Event> = events.iter().map(format::Event::from).collect();
         let mut built: HashMap<(Viewer, bool), Arc<str>> = HashMap::new();
         for players_pass in [true, false] {
             for w in self.map.values_mut() {
@@ -125,7 +127,7 @@ impl Watchers {
                         if w.stale {
                             frame.snapshot(viewer)
                         } else {
-                            frame.events(events, viewer)
+                            frame.events(&events, viewer)
                         }
                     })
                     .clone();

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use shared::card::Deck;
+use shared::format;
 use shared::hand::Event;
 use shared::protocol::{ErrorCode, ServerMessage};
 use shared::rules::Chips;
@@ -34,7 +35,9 @@ impl TableActor {
     ) {
         loop {
             if let Some(h) = &mut self.hand {
-                h.record.events.extend(events.iter().cloned());
+                h.record
+                    .events
+                    .extend(events.iter().map(format::Event::from));
             }
             if self.hand.is_some() && !self.table.hand_running() {
                 let starting = self.table.hand().map(|h| h.starting_stacks());

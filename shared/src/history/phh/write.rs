@@ -10,7 +10,8 @@
 use thiserror::Error;
 
 use crate::card::{Card, format_cards};
-use crate::hand::{Acted, BlindKind, Event, Street, clockwise_from};
+use crate::format::{Acted, BlindKind, Event};
+use crate::hand::{Street, clockwise_from};
 use crate::history::{HandView, HistorySeat};
 use crate::protocol::{Dealt, ViewEvent};
 use crate::rules::{Chips, Structure};

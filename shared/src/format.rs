@@ -1,0 +1,308 @@
+//! The hand's events as they leave the engine: in every message to a browser (protocol
+//! version [`crate::protocol::PROTOCOL_VERSION`]) and in every stored hand record
+//! ([`crate::history::HandRecord::FORMAT`]). These are formats that outlive one release, so
+//! they are their own types, not the engine's: the engine may rename or reshape its
+//! `hand::Event` freely, and only the conversions below must follow. The layout of version 1
+//! is pinned byte for byte by `shared/tests/fixtures/` (server messages and a hand record).
+//! Changing it means a new version, and the old one must still be read.
+//!
+//! The values inside (cards, chips, streets, pots, hand values) are plain data whose own
+//! serialised forms are pinned by the same fixtures.
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::eval::{HighValue, LowValue};
+use crate::hand::{self, Street};
+use crate::pot::{self, Pot};
+use crate::rules::Chips;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlindKind {
+    Small,
+    Big,
+    DeadSmall,
+}
+
+/// What a player did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Acted {
+    Fold,
+    Check,
+    /// `amount` is what the call added.
+    Call {
+        amount: Chips,
+    },
+    Bet {
+        to: Chips,
+    },
+    Raise {
+        to: Chips,
+    },
+}
+
+/// Which half of a pot an award comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Share {
+    Whole,
+    High,
+    Low,
+}
+
+/// One thing that happened in a hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    HandStarted {
+        button: u8,
+        stacks: Vec<(u8, Chips)>,
+    },
+    BlindPosted {
+        seat: u8,
+        blind: BlindKind,
+        amount: Chips,
+        all_in: bool,
+    },
+    /// Hole cards: in stored records always; on the wire never (see `protocol::Dealt`).
+    HoleCards {
+        seat: u8,
+        cards: [Card; 4],
+    },
+    Acted {
+        seat: u8,
+        action: Acted,
+        stack: Chips,
+        all_in: bool,
+    },
+    UncalledBetReturned {
+        seat: u8,
+        amount: Chips,
+    },
+    PotsGathered {
+        pots: Vec<Pot>,
+    },
+    BoardDealt {
+        street: Street,
+        cards: Vec<Card>,
+    },
+    HandsFaceUp {
+        hands: Vec<(u8, [Card; 4])>,
+    },
+    Shown {
+        seat: u8,
+        cards: [Card; 4],
+        high: HighValue,
+        low: Option<LowValue>,
+    },
+    Mucked {
+        seat: u8,
+    },
+    RakeTaken {
+        pot: usize,
+        amount: Chips,
+    },
+    PotAwarded {
+        pot: usize,
+        seat: u8,
+        amount: Chips,
+        share: Share,
+    },
+    HandEnded {
+        stacks: Vec<(u8, Chips)>,
+    },
+}
+
+impl From<hand::BlindKind> for BlindKind {
+    fn from(b: hand::BlindKind) -> Self {
+        match b {
+            hand::BlindKind::Small => BlindKind::Small,
+            hand::BlindKind::Big => BlindKind::Big,
+            hand::BlindKind::DeadSmall => BlindKind::DeadSmall,
+        }
+    }
+}
+
+impl From<BlindKind> for hand::BlindKind {
+    fn from(b: BlindKind) -> Self {
+        match b {
+            BlindKind::Small => hand::BlindKind::Small,
+            BlindKind::Big => hand::BlindKind::Big,
+            BlindKind::DeadSmall => hand::BlindKind::DeadSmall,
+        }
+    }
+}
+
+impl From<hand::Acted> for Acted {
+    fn from(a: hand::Acted) -> Self {
+        match a {
+            hand::Acted::Fold => Acted::Fold,
+            hand::Acted::Check => Acted::Check,
+            hand::Acted::Call { amount } => Acted::Call { amount },
+            hand::Acted::Bet { to } => Acted::Bet { to },
+            hand::Acted::Raise { to } => Acted::Raise { to },
+        }
+    }
+}
+
+impl From<Acted> for hand::Acted {
+    fn from(a: Acted) -> Self {
+        match a {
+            Acted::Fold => hand::Acted::Fold,
+            Acted::Check => hand::Acted::Check,
+            Acted::Call { amount } => hand::Acted::Call { amount },
+            Acted::Bet { to } => hand::Acted::Bet { to },
+            Acted::Raise { to } => hand::Acted::Raise { to },
+        }
+    }
+}
+
+impl From<pot::Share> for Share {
+    fn from(s: pot::Share) -> Self {
+        match s {
+            pot::Share::Whole => Share::Whole,
+            pot::Share::High => Share::High,
+            pot::Share::Low => Share::Low,
+        }
+    }
+}
+
+impl From<Share> for pot::Share {
+    fn from(s: Share) -> Self {
+        match s {
+            Share::Whole => pot::Share::Whole,
+            Share::High => pot::Share::High,
+            Share::Low => pot::Share::Low,
+        }
+    }
+}
+
+impl From<&hand::Event> for Event {
+    fn from(e: &hand::Event) -> Self {
+        use hand::Event as E;
+        match e.clone() {
+            E::HandStarted { button, stacks } => Event::HandStarted { button, stacks },
+            E::BlindPosted {
+                seat,
+                blind,
+                amount,
+                all_in,
+            } => Event::BlindPosted {
+                seat,
+                blind: blind.into(),
+                amount,
+                all_in,
+            },
+            E::HoleCards { seat, cards } => Event::HoleCards { seat, cards },
+            E::Acted {
+                seat,
+                action,
+                stack,
+                all_in,
+            } => Event::Acted {
+                seat,
+                action: action.into(),
+                stack,
+                all_in,
+            },
+            E::UncalledBetReturned { seat, amount } => Event::UncalledBetReturned { seat, amount },
+            E::PotsGathered { pots } => Event::PotsGathered { pots },
+            E::BoardDealt { street, cards } => Event::BoardDealt { street, cards },
+            E::HandsFaceUp { hands } => Event::HandsFaceUp { hands },
+            E::Shown {
+                seat,
+                cards,
+                high,
+                low,
+            } => Event::Shown {
+                seat,
+                cards,
+                high,
+                low,
+            },
+            E::Mucked { seat } => Event::Mucked { seat },
+            E::RakeTaken { pot, amount } => Event::RakeTaken { pot, amount },
+            E::PotAwarded {
+                pot,
+                seat,
+                amount,
+                share,
+            } => Event::PotAwarded {
+                pot,
+                seat,
+                amount,
+                share: share.into(),
+            },
+            E::HandEnded { stacks } => Event::HandEnded { stacks },
+        }
+    }
+}
+
+impl From<hand::Event> for Event {
+    fn from(e: hand::Event) -> Self {
+        Event::from(&e)
+    }
+}
+
+impl From<Event> for hand::Event {
+    fn from(e: Event) -> Self {
+        use hand::Event as E;
+        match e {
+            Event::HandStarted { button, stacks } => E::HandStarted { button, stacks },
+            Event::BlindPosted {
+                seat,
+                blind,
+                amount,
+                all_in,
+            } => E::BlindPosted {
+                seat,
+                blind: blind.into(),
+                amount,
+                all_in,
+            },
+            Event::HoleCards { seat, cards } => E::HoleCards { seat, cards },
+            Event::Acted {
+                seat,
+                action,
+                stack,
+                all_in,
+            } => E::Acted {
+                seat,
+                action: action.into(),
+                stack,
+                all_in,
+            },
+            Event::UncalledBetReturned { seat, amount } => E::UncalledBetReturned { seat, amount },
+            Event::PotsGathered { pots } => E::PotsGathered { pots },
+            Event::BoardDealt { street, cards } => E::BoardDealt { street, cards },
+            Event::HandsFaceUp { hands } => E::HandsFaceUp { hands },
+            Event::Shown {
+                seat,
+                cards,
+                high,
+                low,
+            } => E::Shown {
+                seat,
+                cards,
+                high,
+                low,
+            },
+            Event::Mucked { seat } => E::Mucked { seat },
+            Event::RakeTaken { pot, amount } => E::RakeTaken { pot, amount },
+            Event::PotAwarded {
+                pot,
+                seat,
+                amount,
+                share,
+            } => E::PotAwarded {
+                pot,
+                seat,
+                amount,
+                share: share.into(),
+            },
+            Event::HandEnded { stacks } => E::HandEnded { stacks },
+        }
+    }
+}
