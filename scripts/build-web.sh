@@ -38,11 +38,11 @@ wasm-bindgen --target web --no-typescript --out-dir "$dist" \
 node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types \
     "$dist/web_bg.wasm" -o "$dist/web_bg.wasm"
-cp web/index.html web/style.css "$dist/"
+cp web/index.html web/style.css web/boot.js "$dist/"
 
 # What a first visit downloads, compressed as a server would send it.
 total=0
-for f in "$dist"/web_bg.wasm "$dist"/web.js "$dist"/style.css "$dist"/index.html; do
+for f in "$dist"/web_bg.wasm "$dist"/web.js "$dist"/boot.js "$dist"/style.css "$dist"/index.html; do
     size=$(gzip -9 -c "$f" | wc -c)
     total=$((total + size))
     printf '%-28s %8d bytes raw %8d bytes gzip\n' "$(basename "$f")" "$(wc -c <"$f")" "$size"

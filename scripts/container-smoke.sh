@@ -30,10 +30,11 @@ while read -r kv; do
     env_args+=("${kv//\/app/$app}")
 done < <(sed -n 's/^ENV \([A-Z_]*=.*\)$/\1/p' Dockerfile)
 port=$((30000 + $$ % 20000))
+metrics_port=$((port + 1))
 psql "$admin" -qc "create database $db" >/dev/null
 entrypoint=$(sed -n 's/^ENTRYPOINT \["\(.*\)", "\(.*\)"\]$/\1 \2/p' Dockerfile)
 (cd "$app" && exec env "${env_args[@]}" SCOOP_BIND="127.0.0.1:$port" DATABASE_URL="$base/$db" \
-    SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" RUST_LOG=warn ${entrypoint//\/app/$app}) &
+    SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$metrics_port" RUST_LOG=warn ${entrypoint//\/app/$app}) &
 server=$!
 for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
@@ -47,6 +48,8 @@ report=$("$target/release/scoop" bots --url "http://127.0.0.1:$port" --tables ni
 echo "$report"
 hands=$(sed -n 's/.*"hands": \([0-9]*\).*/\1/p' <<<"$report")
 [ "${hands:-0}" -ge 1 ] || { echo "no hand was played"; exit 1; }
-curl -fs "http://127.0.0.1:$port/metrics" | grep -q '^scoop_hands_dealt_total [1-9]' || { echo "metrics do not count hands"; exit 1; }
+# /metrics is on its own address, not the public one.
+curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics" | grep -qv '^200$' || { echo "/metrics is public"; exit 1; }
+curl -fs "http://127.0.0.1:$metrics_port/metrics" | grep -q '^scoop_hands_dealt_total [1-9]' || { echo "metrics do not count hands"; exit 1; }
 psql "$base/$db" -qAtc "select count(*) from hands where status = 'complete'" | grep -qv '^0$'
 echo "container smoke test: ok ($hands hands over real sockets)"

@@ -23,6 +23,7 @@ admin=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=scoop_load_$$
 base=${admin%/*}
 port=$((20000 + $$ % 20000))
+metrics_port=$((port + 1))
 work=$(mktemp -d)
 cleanup() {
     [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
@@ -40,8 +41,8 @@ done >"$work/tables.toml"
 
 DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
     SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
-    SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" RUST_LOG=warn \
-    "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >"$work/server.log" 2>&1 &
+    SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$metrics_port" \
+    RUST_LOG=warn "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -56,13 +57,13 @@ metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
 bots=$!
 # Registration (argon2 for every bot) comes first; the window starts WARMUP seconds after
 # the first hand is dealt.
-until curl -fs "http://127.0.0.1:$port/metrics" >"$work/start.txt" &&
+until curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/start.txt" &&
     [ "$(metric scoop_hands_dealt_total "$work/start.txt")" -gt 0 ]; do
     kill -0 "$bots" 2>/dev/null || break
     sleep 0.5
 done
 sleep "$warmup"
-curl -fs "http://127.0.0.1:$port/metrics" >"$work/start.txt"
+curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/start.txt"
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 idle() { awk '/^cpu / {print $5 + $6; exit}' /proc/stat; }
 all() { awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8; exit}' /proc/stat; }
@@ -71,7 +72,7 @@ began=$(date +%s.%N)
 sleep "$seconds"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
 ended=$(date +%s.%N)
-curl -fs "http://127.0.0.1:$port/metrics" >"$work/metrics.txt"
+curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 wait "$bots"
 # p50/p99 of a histogram from /metrics, as the upper bound of the bucket that holds them.
 # Counts are differences between the end of the window and its start.
@@ -97,7 +98,7 @@ peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server/status")
 ticks=$(getconf CLK_TCK)
 # Every hand persisted: stop the server as an operator would (SIGTERM lets running hands
 # finish), then compare what it settled with what the database holds.
-curl -fs "http://127.0.0.1:$port/metrics" >"$work/final.txt"
+curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/final.txt"
 kill -TERM "$server" && wait "$server" || true
 server=
 settled=$(metric scoop_hands_finished_total "$work/final.txt")

@@ -64,8 +64,22 @@ impl AppState {
     }
 }
 
+/// The largest request body the API reads.
+pub const API_BODY_LIMIT: usize = 16 * 1024;
+
+async fn metrics_elsewhere() -> crate::error::ApiError {
+    crate::error::ApiError::NotFound(
+        "metrics are served on the metrics address (--metrics-bind)".into(),
+    )
+}
+
 async fn api_not_found() -> crate::error::ApiError {
     crate::error::ApiError::NotFound("no such API route".into())
+}
+
+/// `/metrics`, served on its own address.
+pub fn metrics_router(state: AppState) -> Router {
+    http::health::metrics_router().with_state(state)
 }
 
 /// The whole HTTP application; tests drive it over a real socket. Anything that is not an
@@ -74,15 +88,27 @@ async fn api_not_found() -> crate::error::ApiError {
 pub fn router(state: AppState) -> Router {
     let dir = std::path::Path::new(&state.config.web_dir);
     let web = ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")));
-    Router::new()
+    let api = Router::new()
         .merge(http::health::router())
         .merge(http::accounts::router())
         .merge(http::chips::router())
         .merge(http::tables::router())
         .merge(http::hands::router())
+        .route("/api/{*rest}", axum::routing::any(api_not_found));
+    let config = state.config.clone();
+    // Account bodies are a few hundred bytes; anything bigger is refused with 413.
+    let api = api.layer(axum::extract::DefaultBodyLimit::max(API_BODY_LIMIT));
+    let app = Router::new()
+        .merge(
+            http::headers::no_store(api).layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                http::csrf::guard,
+            )),
+        )
         .route("/ws", axum::routing::get(ws::handler))
-        .route("/api/{*rest}", axum::routing::any(api_not_found))
-        .fallback_service(web)
+        .route("/metrics", axum::routing::any(metrics_elsewhere))
+        .fallback_service(web);
+    http::headers::secure(app, &config.allowed_origins, config.secure_cookies)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

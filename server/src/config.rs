@@ -27,7 +27,13 @@ pub struct Config {
     #[arg(long, env = "SCOOP_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
 
-    /// Origins allowed to open the WebSocket (comma-separated).
+    /// Address of `/metrics` (Prometheus). Loopback by default: the figures are for the
+    /// operator, not the public.
+    #[arg(long, env = "SCOOP_METRICS_BIND", default_value = "127.0.0.1:9464")]
+    pub metrics_bind: SocketAddr,
+
+    /// Origins allowed to open the WebSocket and to send state-changing requests
+    /// (comma-separated).
     #[arg(
         long,
         env = "SCOOP_ALLOWED_ORIGINS",

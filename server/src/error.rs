@@ -19,10 +19,14 @@ pub enum ApiError {
     InvalidCredentials,
     #[error("not logged in")]
     Unauthorized,
+    #[error("{0}")]
+    Forbidden(String),
     #[error("too many failed logins: this account is locked for {0} more minutes")]
     Locked(i64),
     #[error("too many requests: slow down and try again in a minute")]
     RateLimited,
+    #[error("the request body is too large")]
+    TooLarge,
     #[error("that username is taken")]
     UsernameTaken,
     #[error("{0}")]
@@ -41,8 +45,10 @@ impl ApiError {
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid_credentials"),
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "not_logged_in"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             ApiError::Locked(_) => (StatusCode::TOO_MANY_REQUESTS, "account_locked"),
             ApiError::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+            ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::UsernameTaken => (StatusCode::CONFLICT, "username_taken"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::Chips(e) => match e {
@@ -86,6 +92,9 @@ impl IntoResponse for ApiError {
 
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return ApiError::TooLarge;
+        }
         ApiError::BadRequest(format!("invalid request body: {}", r.body_text()))
     }
 }

@@ -82,6 +82,8 @@ pub struct Metrics {
     pub table_restarts: Counter,
     /// Settlements that waited for the database to come back.
     pub settle_waits: Counter,
+    /// WebSockets closed for sending too many messages.
+    pub sockets_closed_for_abuse: Counter,
     /// Gauges, kept as counters that go up and down.
     pub sockets: Counter,
     pub tables: Counter,
@@ -105,6 +107,7 @@ impl Default for Metrics {
             db_errors: Counter::default(),
             table_restarts: Counter::default(),
             settle_waits: Counter::default(),
+            sockets_closed_for_abuse: Counter::default(),
             sockets: Counter::default(),
             tables: Counter::default(),
             action_to_broadcast: Histogram::new(LATENCY_BOUNDS),
@@ -143,6 +146,12 @@ impl Metrics {
             "gauge",
             "Open WebSocket connections.",
             self.sockets.get(),
+        );
+        metric(
+            "scoop_sockets_closed_for_abuse_total",
+            "counter",
+            "WebSockets closed for going on sending over their message rate.",
+            self.sockets_closed_for_abuse.get(),
         );
         metric(
             "scoop_hands_dealt_total",

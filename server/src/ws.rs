@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::http::header::ORIGIN;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use shared::protocol::{ClientMessage, ErrorCode, LobbyTable, ServerMessage};
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
 use crate::app::AppState;
 use crate::ratelimit::RateLimiter;
@@ -31,7 +32,37 @@ const WRITE_BUFFER: usize = 16 * 1024;
 /// Tables one connection may watch at once.
 const MAX_WATCHED: usize = 16;
 
+/// How often the server pings each socket, and how long a silent peer is kept.
+const PING_EVERY: Duration = Duration::from_secs(20);
+const PEER_TIMEOUT: Duration = Duration::from_secs(60);
+/// Messages over the rate within one minute after which a socket is closed.
+const MAX_STRIKES: u32 = 60;
+/// RFC 6455 close code for a peer that broke the rules.
+const POLICY_VIOLATION: u16 = 1008;
+
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Refused messages over the last minute.
+#[derive(Default)]
+struct Abuse {
+    strikes: u32,
+    since: Option<Instant>,
+}
+
+impl Abuse {
+    /// One more message over the rate; true when the socket should be closed.
+    fn strike(&mut self, now: Instant) -> bool {
+        match self.since {
+            Some(start) if now.duration_since(start) < Duration::from_secs(60) => {}
+            _ => {
+                self.since = Some(now);
+                self.strikes = 0;
+            }
+        }
+        self.strikes += 1;
+        self.strikes > MAX_STRIKES
+    }
+}
 
 pub async fn handler(
     ws: WebSocketUpgrade,
@@ -90,19 +121,29 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
     let writer = tokio::spawn(async move {
         while let Some(item) = out_rx.recv().await {
             // Errors are typed up to here: this is where they become protocol messages.
-            let text = match item {
-                Outgoing::Frame(text) => text,
-                Outgoing::Refused { table, error } => encode(&ServerMessage::Error {
-                    code: error.code(),
-                    message: error.to_string(),
-                    table: Some(table),
-                }),
+            let message = match item {
+                Outgoing::Frame(text) => Message::Text(text.as_ref().into()),
+                Outgoing::Refused { table, error } => Message::Text(
+                    encode(&ServerMessage::Error {
+                        code: error.code(),
+                        message: error.to_string(),
+                        table: Some(table),
+                    })
+                    .as_ref()
+                    .into(),
+                ),
+                Outgoing::Ping => Message::Ping(Vec::new().into()),
+                Outgoing::Close { code, reason } => {
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame {
+                            code,
+                            reason: reason.into(),
+                        })))
+                        .await;
+                    return;
+                }
             };
-            if sink
-                .send(Message::Text(text.as_ref().into()))
-                .await
-                .is_err()
-            {
+            if sink.send(message).await.is_err() {
                 return;
             }
         }
@@ -122,31 +163,59 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
     };
     let per_second = state.config.ws_messages_per_second;
     let limiter = RateLimiter::new(per_second.saturating_mul(60), per_second.saturating_mul(2));
+    let mut abuse = Abuse::default();
     let mut logouts = state.logouts.subscribe();
     let mut recheck = tokio::time::interval(Duration::from_secs(30));
     recheck.tick().await;
+    let mut heartbeat = tokio::time::interval(PING_EVERY);
+    heartbeat.tick().await;
+    let mut last_heard = Instant::now();
     loop {
         tokio::select! {
-            msg = stream.next() => match msg {
-                Some(Ok(Message::Text(text))) => {
-                    if !limiter.allow(&()) {
-                        conn.send(error(ErrorCode::RateLimited, "too many messages: slow down"));
-                        continue;
-                    }
-                    conn.handle(text.as_str()).await;
-                }
-                Some(Ok(Message::Binary(_))) => {
-                    conn.send(error(ErrorCode::BadMessage, "messages are JSON text"));
-                }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Close(_))) | None => break,
-                Some(Err(e)) => {
-                    // Oversized or broken frames end the connection.
-                    tracing::debug!(error = %e, "websocket read failed");
-                    conn.send(error(ErrorCode::TooLarge, format!("connection closed: {e}")));
+            msg = stream.next() => {
+                last_heard = Instant::now();
+                // Every frame counts against the rate, pings and binary ones included; a
+                // socket that keeps going over it is closed.
+                let allowed = limiter.allow(&());
+                if !allowed && abuse.strike(Instant::now()) {
+                    state.metrics.sockets_closed_for_abuse.inc();
+                    let _ = conn.out.try_send(Outgoing::Close {
+                        code: POLICY_VIOLATION,
+                        reason: "too many messages",
+                    });
                     break;
                 }
+                match msg {
+                    Some(Ok(Message::Text(text))) => {
+                        if !allowed {
+                            conn.send(error(ErrorCode::RateLimited, "too many messages: slow down"));
+                            continue;
+                        }
+                        conn.handle(text.as_str()).await;
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        if allowed {
+                            conn.send(error(ErrorCode::BadMessage, "messages are JSON text"));
+                        }
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(Message::Close(_))) | None => break,
+                    Some(Err(e)) => {
+                        // Oversized or broken frames end the connection.
+                        tracing::debug!(error = %e, "websocket read failed");
+                        conn.send(error(ErrorCode::TooLarge, format!("connection closed: {e}")));
+                        break;
+                    }
+                }
             },
+            _ = heartbeat.tick() => {
+                // A peer that stopped answering (a laptop closed, a network gone) is let go
+                // rather than held with its seat's frames queued.
+                if last_heard.elapsed() > PEER_TIMEOUT {
+                    break;
+                }
+                let _ = conn.out.try_send(Outgoing::Ping);
+            }
             update = next_lobby(&mut conn.lobby) => match update {
                 Some(table) => conn.send(encode(&ServerMessage::LobbyUpdate { table })),
                 None => conn.lobby = None,

@@ -24,10 +24,20 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync'],
 });
 
+// The server sends a strict content security policy; the client must work under it. Every
+// violation on any page fails the test at the end.
+const cspViolations = [];
 async function newPage(options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));
+  });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (/CSP violation|Content Security Policy/.test(m.text())) cspViolations.push(m.text());
+  });
   return page;
 }
 
@@ -113,7 +123,10 @@ spectator.on('response', (r) => { if (r.status() >= 400) spectatorProblems.push(
 spectator.on('console', (m) => { if (m.type() === 'error') spectatorProblems.push(`console: ${m.text()}`); });
 
 const t0 = Date.now();
-await spectator.goto(`${BASE}/#/lobby`);
+const landing = await spectator.goto(`${BASE}/#/lobby`);
+if (!(landing.headers()['content-security-policy'] ?? '').includes("script-src 'self' 'wasm-unsafe-eval'")) {
+  fail('the page is served without the content security policy');
+}
 await spectator.waitForSelector(`[data-table=${TABLE}]`, { timeout: 15000 });
 const interactive = Date.now() - t0;
 console.log(`time to interactive lobby (cold page, loopback): ${interactive} ms`);
@@ -360,4 +373,6 @@ await expectText(fr, '.log-box h2', 'Historique');
 await fr.screenshot({ path: `${SHOTS}/table-fr.png` });
 
 await browser.close();
+if (cspViolations.length) fail(`content security policy violations:\n${[...new Set(cspViolations)].join('\n')}`);
+console.log('content security policy: on, no violation');
 console.log(`PASS (${seenHands.size} hands, showdown screenshot: ${showdownShot})`);

@@ -261,6 +261,8 @@ async fn register(http: &reqwest::Client, url: &str) -> Result<String, BotError>
     let name = format!("lb-{:08x}", rand::rng().random::<u32>());
     let resp = http
         .post(format!("{url}/api/register"))
+        // As the site's own page would: state-changing requests must say where they come from.
+        .header("origin", url.trim_end_matches('/'))
         .json(&json!({"username": name, "password": "load-test-password"}))
         .send()
         .await?;

@@ -15,7 +15,7 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
         .await
         .context("connecting to the database")?;
     db::migrate(&pool).await.context("migrating the database")?;
-    let bind = config.bind;
+    let (bind, metrics_bind) = (config.bind, config.metrics_bind);
     let grace = Duration::from_secs(config.shutdown_grace_secs);
     let state = app::AppState::start(pool, config).await?;
     let listener = tokio::net::TcpListener::bind(bind)
@@ -34,6 +34,17 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
             if let Err(e) = tables.sync().await {
                 tracing::warn!(error = %e, "could not refresh the table list");
             }
+        }
+    });
+
+    let metrics_listener = tokio::net::TcpListener::bind(metrics_bind)
+        .await
+        .with_context(|| format!("binding {metrics_bind} for /metrics"))?;
+    tracing::info!(addr = %metrics_bind, "metrics at /metrics");
+    let metrics = app::metrics_router(state.clone());
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(metrics_listener, metrics).await {
+            tracing::error!(error = %e, "the metrics listener stopped");
         }
     });
 

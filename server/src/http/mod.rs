@@ -2,7 +2,9 @@
 
 pub mod accounts;
 pub mod chips;
+pub mod csrf;
 pub mod hands;
+pub mod headers;
 pub mod health;
 pub mod tables;
 

@@ -22,6 +22,7 @@ fn start(url: &str) -> (Child, SocketAddr) {
         .arg("serve")
         .env("DATABASE_URL", url)
         .env("SCOOP_BIND", "127.0.0.1:0")
+        .env("SCOOP_METRICS_BIND", "127.0.0.1:0")
         .env("SCOOP_AUTH_PER_MINUTE", "1000")
         .env("SCOOP_LOG_JSON", "true")
         .env("RUST_LOG", "warn,scoop=info")

@@ -192,17 +192,32 @@ impl DbProxy {
     }
 }
 
+/// The origin the test server allows (one of `--allowed-origins`' defaults): what a browser
+/// on the site's own page sends.
+pub const SITE: &str = "http://127.0.0.1:8080";
+
+fn browser() -> reqwest::ClientBuilder {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::ORIGIN,
+        reqwest::header::HeaderValue::from_static(SITE),
+    );
+    Client::builder().default_headers(headers)
+}
+
+/// A browser without a cookie jar, on the site's own page.
+pub fn plain_browser() -> Client {
+    browser().build().expect("client")
+}
+
 impl TestApp {
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
-    /// A client with its own cookie jar (a browser).
+    /// A client with its own cookie jar (a browser on the site's own page).
     pub fn client(&self) -> Client {
-        Client::builder()
-            .cookie_store(true)
-            .build()
-            .expect("client")
+        browser().cookie_store(true).build().expect("client")
     }
 
     pub async fn post(&self, client: &Client, path: &str, body: &Value) -> Response {
@@ -220,7 +235,7 @@ impl TestApp {
 
     /// A GET carrying a session cookie (`scoop_session=…`) rather than a client's jar.
     pub async fn get_as(&self, cookie: &str, path: &str) -> Response {
-        Client::new()
+        plain_browser()
             .get(self.url(path))
             .header("cookie", cookie)
             .send()
@@ -230,7 +245,7 @@ impl TestApp {
 
     /// `POST /api/logout` with a session cookie, as a browser that keeps sending it.
     pub async fn logout_as(&self, cookie: &str) -> Response {
-        Client::new()
+        plain_browser()
             .post(self.url("/api/logout"))
             .header("cookie", cookie)
             .send()

@@ -34,11 +34,7 @@ async fn hand_status(app: &TestApp) -> Vec<String> {
 }
 
 async fn metrics(app: &TestApp) -> String {
-    app.get(&app.client(), "/metrics")
-        .await
-        .text()
-        .await
-        .unwrap()
+    crate::edge::metrics(app).await
 }
 
 /// ann (seat 0) and bob (seat 1) at `table`, 500 chips each.

@@ -26,7 +26,7 @@ pub struct Client {
 
 /// Registers `name` and returns its session cookie (`scoop_session=...`).
 pub async fn register(app: &TestApp, name: &str) -> String {
-    let r = reqwest::Client::new()
+    let r = crate::helpers::plain_browser()
         .post(app.url("/api/register"))
         .json(&json!({"username": name, "password": "correct horse"}))
         .send()
@@ -170,4 +170,41 @@ impl Client {
             _ => unreachable!(),
         }
     }
+}
+
+#[tokio::test]
+async fn a_socket_flooding_pings_and_binary_frames_is_closed_as_a_policy_violation() {
+    let app = crate::helpers::spawn_app().await;
+    let mut c = connect(&app, None).await;
+    // The rate is 20 a second with bursts of 40: pings and binary frames count like text.
+    for i in 0..400u32 {
+        let frame = if i % 2 == 0 {
+            Message::Ping(vec![1].into())
+        } else {
+            Message::Binary(vec![0; 8].into())
+        };
+        if c.ws.send(frame).await.is_err() {
+            break;
+        }
+    }
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(frame) = c.ws.next().await {
+            if let Ok(Message::Close(Some(close))) = frame {
+                return Some(u16::from(close.code));
+            }
+        }
+        None
+    })
+    .await
+    .expect("closed within 10 s");
+    assert_eq!(closed, Some(1008), "closed with the policy-violation code");
+    let metrics = crate::edge::metrics(&app).await;
+    assert!(
+        metrics.contains("scoop_sockets_closed_for_abuse_total 1"),
+        "{metrics}"
+    );
+    // Another socket is not affected.
+    let mut other = connect(&app, None).await;
+    other.send(&ClientMessage::Ping).await;
+    assert!(matches!(other.recv().await, Some(ServerMessage::Pong)));
 }

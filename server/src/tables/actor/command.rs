@@ -17,7 +17,17 @@ pub type ConnId = u64;
 #[derive(Debug)]
 pub enum Outgoing {
     Frame(Arc<str>),
-    Refused { table: String, error: RequestError },
+    Refused {
+        table: String,
+        error: RequestError,
+    },
+    /// A WebSocket ping (the socket checks its peer is alive).
+    Ping,
+    /// Close the socket with this close code and reason.
+    Close {
+        code: u16,
+        reason: &'static str,
+    },
 }
 
 pub type Outbound = mpsc::Sender<Outgoing>;

@@ -212,7 +212,7 @@ mod tests {
     fn text(o: Outgoing) -> Arc<str> {
         match o {
             Outgoing::Frame(t) => t,
-            Outgoing::Refused { error, .. } => panic!("a refusal: {error}"),
+            other => panic!("not a frame: {other:?}"),
         }
     }
 

@@ -88,6 +88,7 @@ fn drain(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<String> {
         match o {
             Outgoing::Frame(t) => got.push(t.to_string()),
             Outgoing::Refused { error, .. } => got.push(format!("refused: {error}")),
+            other => got.push(format!("{other:?}")),
         }
     }
     got

@@ -1,0 +1,192 @@
+//! The edge a browser meets: security headers on every answer, and state-changing requests
+//! refused unless they come from the site's own pages.
+
+use serde_json::json;
+use server::app::metrics_router;
+
+use crate::helpers::{SITE, TestApp, spawn_app, spawn_with};
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let app = spawn_app().await;
+    let c = app.client();
+    for path in [
+        "/",
+        "/api/tables",
+        "/healthz",
+        "/api/nothing-here",
+        "/some/client/route",
+    ] {
+        let r = app.get(&c, path).await;
+        let h = r.headers();
+        let csp = h
+            .get("content-security-policy")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_else(|| panic!("no CSP on {path}"));
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval'"),
+            "{path}: {csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(csp.contains("ws://127.0.0.1:8080"), "{path}: {csp}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(h["x-frame-options"], "DENY", "{path}");
+        assert_eq!(h["referrer-policy"], "same-origin", "{path}");
+        assert!(
+            h.get("strict-transport-security").is_none(),
+            "no HSTS over plain HTTP"
+        );
+    }
+}
+
+#[tokio::test]
+async fn personal_answers_are_never_cached() {
+    let app = spawn_app().await;
+    let c = app.register("ann").await;
+    for path in ["/api/me", "/api/ledger", "/api/hands"] {
+        let r = app.get(&c, path).await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(r.headers()["cache-control"], "no-store", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn hsts_is_sent_when_the_site_is_served_over_https() {
+    let app = spawn_with(|c| c.secure_cookies = true).await;
+    let r = app.get(&app.client(), "/healthz").await;
+    let hsts = r.headers()["strict-transport-security"].to_str().unwrap();
+    assert!(hsts.starts_with("max-age=31536000"), "{hsts}");
+}
+
+#[tokio::test]
+async fn every_post_from_a_foreign_origin_is_refused_and_changes_nothing() {
+    let app = spawn_app().await;
+    let cookie = crate::ws::register(&app, "ann").await;
+    let plain = reqwest::Client::new();
+    let routes = [
+        (
+            "/api/register",
+            json!({"username": "mallory", "password": "correct horse"}),
+        ),
+        (
+            "/api/login",
+            json!({"username": "ann", "password": "correct horse"}),
+        ),
+        ("/api/logout", json!({})),
+        ("/api/refill", json!({})),
+    ];
+    for (path, body) in &routes {
+        for origin in [Some("https://evil.example"), None] {
+            let mut req = plain
+                .post(app.url(path))
+                .header("cookie", &cookie)
+                .json(body);
+            if let Some(o) = origin {
+                req = req.header("origin", o);
+            }
+            let r = req.send().await.unwrap();
+            assert_eq!(r.status(), 403, "{path} from {origin:?}");
+            let err: serde_json::Value = r.json().await.unwrap();
+            assert_eq!(err["error"], "forbidden", "{path}");
+        }
+        // Without Origin, a browser's own same-origin fetch still says so.
+        let r = plain
+            .post(app.url(path))
+            .header("sec-fetch-site", "cross-site")
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{path} cross-site");
+    }
+    // Nothing happened: no account was made and ann is still logged in.
+    let r = app.get_as(&cookie, "/api/me").await;
+    assert_eq!(r.status(), 200, "the foreign logout did not log ann out");
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM accounts")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    // The same requests from the site itself pass.
+    let r = plain
+        .post(app.url("/api/logout"))
+        .header("cookie", &cookie)
+        .header("origin", SITE)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
+    let r = plain
+        .post(app.url("/api/register"))
+        .header("sec-fetch-site", "same-origin")
+        .json(&json!({"username": "bob", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+}
+
+/// `/metrics` as the operator reads it, from its own listener.
+pub async fn metrics(app: &TestApp) -> String {
+    let state = app.state.clone().expect("an in-process server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, metrics_router(state)).await;
+    });
+    reqwest::get(format!("http://{addr}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn metrics_are_not_served_to_the_public() {
+    let app = spawn_app().await;
+    let r = app.get(&app.client(), "/metrics").await;
+    assert_eq!(r.status(), 404);
+    assert!(metrics(&app).await.contains("scoop_tables "));
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_with_413() {
+    let app = spawn_app().await;
+    let name = "x".repeat(20 * 1024);
+    let r = app
+        .post(
+            &app.client(),
+            "/api/register",
+            &json!({"username": name, "password": "correct horse"}),
+        )
+        .await;
+    assert_eq!(r.status(), 413);
+    let err: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(err["error"], "too_large");
+}
+
+#[tokio::test]
+async fn health_says_the_database_is_down_at_once_while_it_is() {
+    let (app, proxy) = crate::helpers::spawn_behind_proxy(&[], |_| {}).await;
+    proxy.cut();
+    let asked = std::time::Instant::now();
+    let r = app.get(&app.client(), "/healthz").await;
+    assert_eq!(r.status(), 503);
+    // The check gives the database one second; the pool's own wait was 30 s before.
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    proxy.restore();
+    let mut status = 503;
+    for _ in 0..50 {
+        status = app.get(&app.client(), "/healthz").await.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 200, "healthy again once the database is back");
+}
