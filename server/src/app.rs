@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::http;
+use crate::listen::PerIp;
 use crate::metrics::Metrics;
 use crate::password::{HashError, Hasher};
 use crate::ratelimit::RateLimiter;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub logouts: broadcast::Sender<Uuid>,
     pub tables: Arc<Tables>,
     pub metrics: Arc<Metrics>,
+    /// WebSockets held per client address.
+    pub websockets: Arc<PerIp>,
 }
 
 impl AppState {
@@ -52,7 +55,9 @@ impl AppState {
             config.auth_per_minute,
         ));
         let (logouts, _) = broadcast::channel(1024);
+        let websockets = PerIp::new(config.max_websockets_per_ip);
         Ok(AppState {
+            websockets,
             pool,
             config: Arc::new(config),
             hasher,

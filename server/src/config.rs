@@ -95,6 +95,24 @@ pub struct Config {
     #[arg(long, env = "SCOOP_SHUTDOWN_GRACE_SECS", default_value_t = 30)]
     pub shutdown_grace_secs: u64,
 
+    /// Connections held at once (default: as many as the open files limit allows, less room
+    /// for the database and logs; the server raises its soft limit to the hard one first).
+    #[arg(long, env = "SCOOP_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+
+    /// Connections one client address may hold at once.
+    #[arg(long, env = "SCOOP_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
+    pub max_connections_per_ip: usize,
+
+    /// WebSockets one client address may hold at once.
+    #[arg(long, env = "SCOOP_MAX_WEBSOCKETS_PER_IP", default_value_t = 20)]
+    pub max_websockets_per_ip: usize,
+
+    /// Seconds a client has to send a request's headers; also how long an idle keep-alive
+    /// connection is kept.
+    #[arg(long, env = "SCOOP_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+
     /// Messages one WebSocket may send per second (bursts of twice that).
     #[arg(long, env = "SCOOP_WS_MESSAGES_PER_SECOND", default_value_t = 20)]
     pub ws_messages_per_second: u32,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod listen;
 pub mod metrics;
 pub mod password;
 pub mod ratelimit;

@@ -84,6 +84,9 @@ pub struct Metrics {
     pub settle_waits: Counter,
     /// WebSockets closed for sending too many messages.
     pub sockets_closed_for_abuse: Counter,
+    /// Connections closed at accept for being over the process's or an address's cap, and
+    /// WebSockets refused for being over an address's cap.
+    pub connections_refused: Counter,
     /// Gauges, kept as counters that go up and down.
     pub sockets: Counter,
     pub tables: Counter,
@@ -108,6 +111,7 @@ impl Default for Metrics {
             table_restarts: Counter::default(),
             settle_waits: Counter::default(),
             sockets_closed_for_abuse: Counter::default(),
+            connections_refused: Counter::default(),
             sockets: Counter::default(),
             tables: Counter::default(),
             action_to_broadcast: Histogram::new(LATENCY_BOUNDS),
@@ -152,6 +156,12 @@ impl Metrics {
             "counter",
             "WebSockets closed for going on sending over their message rate.",
             self.sockets_closed_for_abuse.get(),
+        );
+        metric(
+            "scoop_connections_refused_total",
+            "counter",
+            "Connections and WebSockets refused for being over a cap.",
+            self.connections_refused.get(),
         );
         metric(
             "scoop_hands_dealt_total",

@@ -2,12 +2,14 @@
 //! commands. It never builds game state itself: what it forwards was projected by the table.
 
 use std::collections::HashSet;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
 use axum::http::header::ORIGIN;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -17,6 +19,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::app::AppState;
+use crate::listen::Held;
 use crate::ratelimit::RateLimiter;
 use crate::session;
 use crate::tables::actor::{Account, Command, ConnId, Outgoing, Request};
@@ -67,6 +70,8 @@ impl Abuse {
 pub async fn handler(
     ws: WebSocketUpgrade,
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    held: Option<Extension<Held>>,
     headers: HeaderMap,
 ) -> Response {
     // Browsers always send Origin on a WebSocket handshake; a foreign one is another site
@@ -79,6 +84,14 @@ pub async fn handler(
             return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
         }
     }
+    let Some(slot) = state.websockets.admit(peer.ip()) else {
+        state.metrics.connections_refused.inc();
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many connections from your address",
+        )
+            .into_response();
+    };
     let mut account = None;
     if let Some(token) = session::token_from(&headers)
         && let Ok(Some((id, name))) =
@@ -90,7 +103,11 @@ pub async fn handler(
         .max_frame_size(MAX_MESSAGE_BYTES)
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| connection(socket, state, account))
+        .on_upgrade(move |socket| async move {
+            // The socket keeps its places under the caps for as long as it lives.
+            let _places = (slot, held);
+            connection(socket, state, account).await;
+        })
 }
 
 fn encode(msg: &ServerMessage) -> Arc<str> {

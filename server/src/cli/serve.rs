@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use server::config::Config;
-use server::{app, db};
+use server::{app, db, listen};
 
 use super::init_logs;
 
@@ -16,6 +16,17 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
         .context("connecting to the database")?;
     db::migrate(&pool).await.context("migrating the database")?;
     let (bind, metrics_bind) = (config.bind, config.metrics_bind);
+    let open_files = listen::raise_open_files_limit();
+    let limits = listen::Limits {
+        max_connections: listen::connection_cap(open_files, config.max_connections),
+        per_ip: config.max_connections_per_ip,
+        header_timeout: Duration::from_secs(config.header_timeout_secs),
+    };
+    tracing::info!(
+        open_files,
+        max_connections = limits.max_connections,
+        "connection limits"
+    );
     let grace = Duration::from_secs(config.shutdown_grace_secs);
     let state = app::AppState::start(pool, config).await?;
     let listener = tokio::net::TcpListener::bind(bind)
@@ -49,17 +60,22 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
     });
 
     let tables = state.tables.clone();
-    axum::serve(
+    let metrics = state.metrics.clone();
+    let router = app::router(state);
+    listen::serve(
         listener,
-        app::router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        router,
+        limits,
+        metrics,
+        async move {
+            shutdown_signal().await;
+            // Stop dealing, let running hands finish, then close the sockets.
+            tables.drain(grace).await;
+            tracing::info!("hands finished; closing connections");
+        },
+        Duration::from_secs(5),
     )
-    .with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        // Stop dealing, let running hands finish, then close the sockets.
-        tables.drain(grace).await;
-        tracing::info!("hands finished; closing connections");
-    })
-    .await?;
+    .await;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -18,17 +18,24 @@ use crate::ws::{connect, register};
 /// Starts `scoop serve` on a port the system picks and returns it with the address it bound
 /// (read from its JSON log, so no other test can take the port in between).
 fn start(url: &str) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_scoop"))
-        .arg("serve")
-        .env("DATABASE_URL", url)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scoop"));
+    cmd.arg("serve");
+    start_command(settings(&mut cmd, url))
+}
+
+/// The environment every test server gets: the database, ports the system picks, JSON logs.
+pub fn settings<'a>(cmd: &'a mut Command, url: &str) -> &'a mut Command {
+    cmd.env("DATABASE_URL", url)
         .env("SCOOP_BIND", "127.0.0.1:0")
         .env("SCOOP_METRICS_BIND", "127.0.0.1:0")
         .env("SCOOP_AUTH_PER_MINUTE", "1000")
         .env("SCOOP_LOG_JSON", "true")
         .env("RUST_LOG", "warn,scoop=info")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start scoop");
+}
+
+/// Starts a prepared `scoop serve` command and returns it with the address it bound.
+pub fn start_command(cmd: &mut Command) -> (Child, SocketAddr) {
+    let mut child = cmd.stderr(Stdio::piped()).spawn().expect("start scoop");
     // A thread reads the log (and keeps draining it, so the child never blocks on a full
     // pipe); the test waits for the address with a deadline, so a server that hangs before
     // listening fails the test instead of stalling it.
@@ -55,7 +62,7 @@ fn start(url: &str) -> (Child, SocketAddr) {
     (child, addr)
 }
 
-async fn wait_healthy(addr: SocketAddr) {
+pub async fn wait_healthy(addr: SocketAddr) {
     for _ in 0..200 {
         if let Ok(r) = reqwest::get(format!("http://{addr}/healthz")).await
             && r.status() == 200

@@ -9,6 +9,7 @@ mod cli;
 mod crash;
 mod edge;
 mod helpers;
+mod limits;
 mod runtime;
 mod tables;
 mod ws;
