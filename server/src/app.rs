@@ -18,6 +18,7 @@ use crate::password::{HashError, Hasher};
 use crate::ratelimit::RateLimiter;
 use crate::tables::Tables;
 use crate::tables::def::DefError;
+use crate::throttle::LoginThrottle;
 use crate::ws;
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +39,7 @@ pub struct AppState {
     pub logouts: broadcast::Sender<Uuid>,
     pub tables: Arc<Tables>,
     pub metrics: Arc<Metrics>,
+    pub login_throttle: Arc<LoginThrottle>,
     /// WebSockets held per client address.
     pub websockets: Arc<PerIp>,
 }
@@ -57,6 +59,7 @@ impl AppState {
         let (logouts, _) = broadcast::channel(1024);
         let websockets = PerIp::new(config.max_websockets_per_ip);
         Ok(AppState {
+            login_throttle: Arc::new(LoginThrottle::default()),
             websockets,
             pool,
             config: Arc::new(config),

@@ -66,18 +66,6 @@ pub struct Config {
     #[arg(long, env = "SCOOP_SESSION_IDLE_MINUTES", default_value_t = 7 * 24 * 60)]
     pub session_idle_minutes: u32,
 
-    /// Failed logins within the window that lock an account.
-    #[arg(long, env = "SCOOP_LOCKOUT_FAILURES", default_value_t = 5)]
-    pub lockout_failures: u32,
-
-    /// Window, in minutes, over which failed logins are counted.
-    #[arg(long, env = "SCOOP_LOCKOUT_WINDOW_MINUTES", default_value_t = 15)]
-    pub lockout_window_minutes: u32,
-
-    /// How long, in minutes, a locked account stays locked.
-    #[arg(long, env = "SCOOP_LOCKOUT_MINUTES", default_value_t = 15)]
-    pub lockout_minutes: u32,
-
     /// Registrations and logins allowed per client IP per minute.
     #[arg(long, env = "SCOOP_AUTH_PER_MINUTE", default_value_t = 20)]
     pub auth_per_minute: u32,

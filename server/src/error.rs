@@ -21,8 +21,8 @@ pub enum ApiError {
     Unauthorized,
     #[error("{0}")]
     Forbidden(String),
-    #[error("too many failed logins: this account is locked for {0} more minutes")]
-    Locked(i64),
+    #[error("too many failed logins from here: try again in {0} s")]
+    SlowDown(u64),
     #[error("too many requests: slow down and try again in a minute")]
     RateLimited,
     #[error("the request body is too large")]
@@ -46,7 +46,7 @@ impl ApiError {
             ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid_credentials"),
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "not_logged_in"),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
-            ApiError::Locked(_) => (StatusCode::TOO_MANY_REQUESTS, "account_locked"),
+            ApiError::SlowDown(_) => (StatusCode::TOO_MANY_REQUESTS, "login_throttled"),
             ApiError::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::UsernameTaken => (StatusCode::CONFLICT, "username_taken"),

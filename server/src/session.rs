@@ -16,6 +16,9 @@ use crate::app::AppState;
 use crate::error::ApiError;
 
 pub const COOKIE_NAME: &str = "scoop_session";
+/// A device that has logged in before (see `throttle`); it outlives sessions.
+pub const DEVICE_COOKIE: &str = "scoop_device";
+const DEVICE_MAX_AGE_SECS: u64 = 400 * 24 * 60 * 60;
 
 /// A new random token (what the cookie holds) and its hash (what the database holds).
 pub fn new_token() -> (String, Vec<u8>) {
@@ -33,14 +36,67 @@ pub fn token_hash(token: &str) -> Vec<u8> {
 
 /// The session token from a request's cookies, if any.
 pub fn token_from(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, COOKIE_NAME)
+}
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE_NAME)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
+}
+
+/// The device cookie's hash when the request comes from a device that has logged into
+/// `account` before.
+pub async fn known_device(
+    pool: &PgPool,
+    headers: &HeaderMap,
+    account: Uuid,
+) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    let Some(token) = cookie(headers, DEVICE_COOKIE) else {
+        return Ok(None);
+    };
+    let hash = token_hash(&token);
+    let known: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM known_devices WHERE account_id = $1 AND token_hash = $2")
+            .bind(account)
+            .bind(&hash)
+            .fetch_optional(pool)
+            .await?;
+    Ok(known.map(|_| hash))
+}
+
+/// Remembers this device for `account` (its cookie if it has one, else a new one).
+pub async fn remember_device(
+    pool: &PgPool,
+    request: &HeaderMap,
+    response: &mut HeaderMap,
+    account: Uuid,
+    secure: bool,
+) -> Result<(), sqlx::Error> {
+    let token = match cookie(request, DEVICE_COOKIE) {
+        Some(t) if t.len() == 43 => t,
+        _ => new_token().0,
+    };
+    sqlx::query(
+        "INSERT INTO known_devices (account_id, token_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(account)
+    .bind(token_hash(&token))
+    .execute(pool)
+    .await?;
+    let secure = if secure { "; Secure" } else { "" };
+    let value = format!(
+        "{DEVICE_COOKIE}={token}; Path=/api/login; HttpOnly; SameSite=Strict; Max-Age={DEVICE_MAX_AGE_SECS}{secure}"
+    );
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        response.append(SET_COOKIE, v);
+    }
+    Ok(())
 }
 
 pub fn set_cookie(headers: &mut HeaderMap, token: &str, max_age_secs: u64, secure: bool) {

@@ -1,6 +1,7 @@
 //! Register, log in, log out, who am I.
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -16,6 +17,7 @@ use crate::app::AppState;
 use crate::chips;
 use crate::error::{ApiError, ApiJson};
 use crate::session::{self, AuthUser};
+use crate::throttle::Client;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -34,7 +36,7 @@ pub struct Credentials {
 }
 
 pub const USERNAME_CHARS: std::ops::RangeInclusive<usize> = 3..=20;
-pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
+pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 10..=128;
 
 /// Usernames are 3-20 letters, digits, `_` or `-`, starting with a letter or digit.
 pub fn check_username(name: &str) -> Result<(), ApiError> {
@@ -64,7 +66,9 @@ pub fn check_username(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub fn check_password(password: &str) -> Result<(), ApiError> {
+/// Passwords have 10 to 128 characters, are not the username, not blank, and not one of the
+/// 10,000 most common.
+pub fn check_password(password: &str, username: &str) -> Result<(), ApiError> {
     let len = password.chars().count();
     if !PASSWORD_CHARS.contains(&len) {
         return Err(ApiError::BadRequest(format!(
@@ -72,6 +76,16 @@ pub fn check_password(password: &str) -> Result<(), ApiError> {
             PASSWORD_CHARS.start(),
             PASSWORD_CHARS.end()
         )));
+    }
+    if password.trim().is_empty() || password.trim().eq_ignore_ascii_case(username.trim()) {
+        return Err(ApiError::BadRequest(
+            "a password cannot be blank or your username".into(),
+        ));
+    }
+    if crate::password::is_common(password) {
+        return Err(ApiError::BadRequest(
+            "that password is one of the 10,000 most common; choose another".into(),
+        ));
     }
     Ok(())
 }
@@ -81,23 +95,29 @@ fn session_response(
     token: &str,
     status: StatusCode,
     body: serde_json::Value,
+    extra: HeaderMap,
 ) -> Response {
-    let mut headers = HeaderMap::new();
     let max_age = u64::from(state.config.session_idle_minutes) * 60;
+    // The session cookie first: clients that read one `Set-Cookie` read that one.
+    let mut headers = HeaderMap::new();
     session::set_cookie(&mut headers, token, max_age, state.config.secure_cookies);
+    for (name, value) in &extra {
+        headers.append(name, value.clone());
+    }
     (status, headers, Json(body)).into_response()
 }
 
 async fn register(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     ApiJson(body): ApiJson<Credentials>,
 ) -> Result<impl IntoResponse, ApiError> {
     if !state.auth_limiter.allow(&peer.ip()) {
         return Err(ApiError::RateLimited);
     }
     check_username(&body.username)?;
-    check_password(&body.password)?;
+    check_password(&body.password, &body.username)?;
     let taken = sqlx::query("SELECT 1 FROM accounts WHERE username_key = lower($1)")
         .bind(&body.username)
         .fetch_optional(&state.pool)
@@ -117,11 +137,21 @@ async fn register(
     tx.commit().await?;
     let token = session::create(&state.pool, id).await?;
     tracing::info!(account = %id, username = %body.username, "registered");
+    let mut answer = HeaderMap::new();
+    session::remember_device(
+        &state.pool,
+        &headers,
+        &mut answer,
+        id,
+        state.config.secure_cookies,
+    )
+    .await?;
     Ok(session_response(
         &state,
         &token,
         StatusCode::CREATED,
         json!({"id": id, "username": body.username, "balance": state.config.grant}),
+        answer,
     ))
 }
 
@@ -137,11 +167,7 @@ async fn login(
     // Malformed names cannot exist; treat them like unknown ones (same error, same cost).
     let row = if check_username(&body.username).is_ok() && body.password.len() <= 1024 {
         sqlx::query_as::<_, LoginRow>(
-            "SELECT id, username, password_hash, \
-             CASE WHEN locked_until > now() \
-                  THEN ceil(extract(epoch FROM locked_until - now()) / 60)::bigint END \
-             AS locked_minutes \
-             FROM accounts WHERE username_key = lower($1)",
+            "SELECT id, username, password_hash FROM accounts WHERE username_key = lower($1)",
         )
         .bind(&body.username)
         .fetch_optional(&state.pool)
@@ -149,7 +175,24 @@ async fn login(
     } else {
         None
     };
-    let account = row.map(|r| (r.id, r.username, r.password_hash, r.locked_minutes));
+    let device = match &row {
+        Some(r) => session::known_device(&state.pool, &headers, r.id).await?,
+        None => None,
+    };
+    let client = match device {
+        Some(hash) => Client::Device(hash),
+        None => Client::Address(peer.ip()),
+    };
+    if let Err(wait) = state
+        .login_throttle
+        .check(&body.username, &client, Instant::now())
+    {
+        return Err(ApiError::SlowDown(
+            u64::try_from(wait.as_millis().div_ceil(1000))
+                .unwrap_or(u64::MAX)
+                .max(1),
+        ));
+    }
     let password = body
         .password
         .chars()
@@ -157,25 +200,16 @@ async fn login(
         .collect::<String>();
     let ok = state
         .hasher
-        .verify(password, account.as_ref().map(|a| a.2.clone()))
+        .verify(password, row.as_ref().map(|r| r.password_hash.clone()))
         .await?;
-    let Some((id, username, _, locked_minutes)) = account else {
+    // Unknown names and wrong passwords count, and answer, the same.
+    let Some(LoginRow { id, username, .. }) = row.filter(|_| ok) else {
+        state
+            .login_throttle
+            .failed(&body.username, &client, Instant::now());
         return Err(ApiError::InvalidCredentials);
     };
-    if let Some(minutes) = locked_minutes {
-        return Err(ApiError::Locked(minutes.max(1)));
-    }
-    if !ok {
-        record_failure(&state, id).await?;
-        return Err(ApiError::InvalidCredentials);
-    }
-    sqlx::query(
-        "UPDATE accounts SET failed_logins = 0, first_failed_at = NULL, locked_until = NULL \
-         WHERE id = $1",
-    )
-    .bind(id)
-    .execute(&state.pool)
-    .await?;
+    state.login_throttle.succeeded(&body.username, &client);
     // Rotation: a login always starts a new session, and ends the one it replaces.
     if let Some(old) = session::token_from(&headers) {
         session::revoke(&state.pool, &old).await?;
@@ -185,42 +219,22 @@ async fn login(
         .bind(id)
         .fetch_one(&state.pool)
         .await?;
+    let mut answer = HeaderMap::new();
+    session::remember_device(
+        &state.pool,
+        &headers,
+        &mut answer,
+        id,
+        state.config.secure_cookies,
+    )
+    .await?;
     Ok(session_response(
         &state,
         &token,
         StatusCode::OK,
         json!({"id": id, "username": username, "balance": balance}),
+        answer,
     ))
-}
-
-/// Counts a failed login; the configured number within the window locks the account.
-async fn record_failure(state: &AppState, id: Uuid) -> Result<(), ApiError> {
-    let c = &state.config;
-    sqlx::query(
-        "UPDATE accounts SET \
-           failed_logins = CASE WHEN first_failed_at IS NULL \
-                                  OR first_failed_at < now() - make_interval(mins => $2) \
-                                THEN 1 ELSE failed_logins + 1 END, \
-           first_failed_at = CASE WHEN first_failed_at IS NULL \
-                                    OR first_failed_at < now() - make_interval(mins => $2) \
-                                  THEN now() ELSE first_failed_at END \
-         WHERE id = $1",
-    )
-    .bind(id)
-    .bind(c.lockout_window_minutes as i32)
-    .execute(&state.pool)
-    .await?;
-    sqlx::query(
-        "UPDATE accounts SET locked_until = now() + make_interval(mins => $3), \
-           failed_logins = 0, first_failed_at = NULL \
-         WHERE id = $1 AND failed_logins >= $2",
-    )
-    .bind(id)
-    .bind(c.lockout_failures as i32)
-    .bind(c.lockout_minutes as i32)
-    .execute(&state.pool)
-    .await?;
-    Ok(())
 }
 
 async fn logout(
@@ -255,7 +269,6 @@ struct LoginRow {
     id: Uuid,
     username: String,
     password_hash: String,
-    locked_minutes: Option<i64>,
 }
 
 #[derive(sqlx::FromRow)]

@@ -2,7 +2,7 @@ use reqwest::header::SET_COOKIE;
 use serde_json::{Value, json};
 use sqlx::Row;
 
-use crate::helpers::{spawn_app, spawn_with};
+use crate::helpers::{TestApp, spawn_app, spawn_with};
 
 async fn account_count(pool: &sqlx::PgPool) -> i64 {
     sqlx::query("SELECT count(*) FROM accounts")
@@ -136,67 +136,125 @@ async fn login_works_and_unknown_user_and_wrong_password_look_the_same() {
     assert_eq!(wrong.text().await.unwrap(), unknown.text().await.unwrap());
 }
 
-#[tokio::test]
-async fn five_failures_lock_the_account_until_the_lock_expires() {
-    let app = spawn_app().await;
-    app.register("erin").await;
-    let c = app.client();
-    for _ in 0..5 {
-        let r = app
-            .post(
-                &c,
-                "/api/login",
-                &json!({"username": "erin", "password": "bad password"}),
-            )
-            .await;
-        assert_eq!(r.status(), 401);
-    }
-    let locked = app
-        .post(
-            &c,
-            "/api/login",
-            &json!({"username": "erin", "password": "correct horse"}),
-        )
-        .await;
-    assert_eq!(locked.status(), 429);
-    let err: Value = locked.json().await.unwrap();
-    assert_eq!(err["error"], "account_locked");
-    // Fifteen minutes later (moved back in the database rather than waited for).
-    sqlx::query("UPDATE accounts SET locked_until = now() - interval '1 second'")
-        .execute(&app.pool)
-        .await
-        .unwrap();
-    let ok = app
-        .post(
-            &c,
-            "/api/login",
-            &json!({"username": "erin", "password": "correct horse"}),
-        )
-        .await;
-    assert_eq!(ok.status(), 200);
+/// A login attempt from this client, as a browser on the site sends it.
+async fn try_login(
+    app: &TestApp,
+    c: &reqwest::Client,
+    name: &str,
+    password: &str,
+) -> reqwest::Response {
+    app.post(
+        c,
+        "/api/login",
+        &json!({"username": name, "password": password}),
+    )
+    .await
 }
 
 #[tokio::test]
-async fn lockout_threshold_is_configurable() {
-    let app = spawn_with(|c| c.lockout_failures = 2).await;
-    app.register("fred").await;
-    let c = app.client();
-    for _ in 0..2 {
-        app.post(
-            &c,
-            "/api/login",
-            &json!({"username": "fred", "password": "bad password"}),
-        )
-        .await;
+async fn failed_logins_slow_that_client_down_but_never_lock_the_owner_out() {
+    let app = spawn_app().await;
+    let owner = app.register("erin").await;
+    // An attacker guesses erin's password from their own browser (one address on loopback,
+    // the owner shares it; the owner's device cookie is what lets them through).
+    let attacker = app.client();
+    for _ in 0..3 {
+        assert_eq!(
+            try_login(&app, &attacker, "erin", "bad password")
+                .await
+                .status(),
+            401
+        );
     }
-    let r = app
-        .post(
-            &c,
-            "/api/login",
-            &json!({"username": "fred", "password": "correct horse"}),
-        )
-        .await;
-    assert_eq!(r.status(), 429);
+    let slowed = try_login(&app, &attacker, "erin", "correct horse").await;
+    assert_eq!(slowed.status(), 429, "the pair waits before its next try");
+    let err: Value = slowed.json().await.unwrap();
+    assert_eq!(err["error"], "login_throttled");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("try again in 1 s"),
+        "{err}"
+    );
+    // The wait doubles with each failure after it.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(
+        try_login(&app, &attacker, "erin", "bad password")
+            .await
+            .status(),
+        401
+    );
+    let again = try_login(&app, &attacker, "erin", "correct horse").await;
+    let err: Value = again.json().await.unwrap();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("try again in 2 s"),
+        "{err}"
+    );
+    // The owner logs in all the while: the account is not locked.
+    let r = app.post(&owner, "/api/logout", &json!({})).await;
+    assert!(r.status().is_success());
+    assert_eq!(
+        try_login(&app, &owner, "erin", "correct horse")
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn unknown_names_are_throttled_and_answered_exactly_like_real_ones() {
+    let app = spawn_app().await;
+    app.register("erin").await;
+    let c = app.client();
+    let mut answers = Vec::new();
+    for name in ["erin", "nobody-here"] {
+        let mut statuses = Vec::new();
+        let mut bodies = Vec::new();
+        for _ in 0..4 {
+            let r = try_login(&app, &c, name, "bad password").await;
+            statuses.push(r.status().as_u16());
+            bodies.push(r.text().await.unwrap());
+        }
+        answers.push((statuses, bodies));
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].0, vec![401, 401, 401, 429]);
+}
+
+#[tokio::test]
+async fn weak_passwords_are_refused_at_registration() {
+    let app = spawn_app().await;
+    let c = app.client();
+    for (name, password, why) in [
+        ("gina", "short pw", "10 to 128"),
+        ("gina", "1234567890", "most common"),
+        ("gina", "Password123", "most common"),
+        ("gina_the_great", "GINA_THE_GREAT", "username"),
+        ("gina", "          ", "blank"),
+    ] {
+        let r = app
+            .post(
+                &c,
+                "/api/register",
+                &json!({"username": name, "password": password}),
+            )
+            .await;
+        assert_eq!(r.status(), 400, "{password:?}");
+        let err: Value = r.json().await.unwrap();
+        assert!(
+            err["message"].as_str().unwrap().contains(why),
+            "{password:?}: {err}"
+        );
+    }
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM accounts")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
 }
 
 #[tokio::test]

@@ -21,7 +21,7 @@ fn check(t: &Text, username: &str, password: &str) -> Option<&'static str> {
     if username.to_ascii_lowercase().starts_with("bot-") {
         return Some(t.username_reserved);
     }
-    if !(8..=128).contains(&password.chars().count()) {
+    if !(10..=128).contains(&password.chars().count()) {
         return Some(t.password_rule);
     }
     None
@@ -83,7 +83,7 @@ pub fn AuthPage(register: bool) -> impl IntoView {
                 </label>
                 <label>
                     <span>{t.password}</span>
-                    <input name="password" type="password" required minlength="8" maxlength="128"
+                    <input name="password" type="password" required minlength="10" maxlength="128"
                         autocomplete=if register { "new-password" } else { "current-password" }
                         prop:value=password on:input=move |ev| password.set(event_target_value(&ev)) />
                     <small>{t.password_rule}</small>
