@@ -66,6 +66,10 @@ pub struct Config {
     #[arg(long, env = "SCOOP_SESSION_IDLE_MINUTES", default_value_t = 7 * 24 * 60)]
     pub session_idle_minutes: u32,
 
+    /// A session ends this many days after its login, used or not.
+    #[arg(long, env = "SCOOP_SESSION_MAX_DAYS", default_value_t = 30)]
+    pub session_max_days: u32,
+
     /// Registrations and logins allowed per client IP per minute.
     #[arg(long, env = "SCOOP_AUTH_PER_MINUTE", default_value_t = 20)]
     pub auth_per_minute: u32,
@@ -112,4 +116,13 @@ pub struct Config {
     /// Log as JSON lines instead of text.
     #[arg(long, env = "SCOOP_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
+}
+
+impl Config {
+    pub fn session_lifetime(&self) -> crate::session::Lifetime {
+        crate::session::Lifetime {
+            idle_minutes: self.session_idle_minutes,
+            max_days: self.session_max_days,
+        }
+    }
 }

@@ -132,21 +132,46 @@ pub async fn revoke(pool: &PgPool, token: &str) -> Result<(), sqlx::Error> {
 }
 
 /// The account behind a live session, touching it so that use keeps it alive.
+/// How long a session lives: unused for `idle_minutes`, or `max_days` after its login,
+/// whichever comes first.
+#[derive(Clone, Copy, Debug)]
+pub struct Lifetime {
+    pub idle_minutes: u32,
+    pub max_days: u32,
+}
+
 pub async fn lookup(
     pool: &PgPool,
     token: &str,
-    idle_minutes: u32,
+    lifetime: Lifetime,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
     sqlx::query_as(
         "UPDATE sessions s SET last_seen_at = now() FROM accounts a \
          WHERE s.token_hash = $1 AND a.id = s.account_id \
            AND s.last_seen_at > now() - make_interval(mins => $2) \
+           AND s.created_at > now() - make_interval(days => $3) \
          RETURNING a.id, a.username",
     )
     .bind(token_hash(token))
-    .bind(idle_minutes as i32)
+    .bind(i32::try_from(lifetime.idle_minutes).unwrap_or(i32::MAX))
+    .bind(i32::try_from(lifetime.max_days).unwrap_or(i32::MAX))
     .fetch_optional(pool)
     .await
+}
+
+/// Ends every session of `account` but `keep` (if given).
+pub async fn revoke_all(
+    pool: &PgPool,
+    account: Uuid,
+    keep: Option<&str>,
+) -> Result<u64, sqlx::Error> {
+    let keep = keep.map(token_hash).unwrap_or_default();
+    let done = sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+        .bind(account)
+        .bind(keep)
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected())
 }
 
 /// A request made by a logged-in account.
@@ -179,7 +204,7 @@ impl OptionalFromRequestParts<AppState> for AuthUser {
         let Some(token) = token_from(&parts.headers) else {
             return Ok(None);
         };
-        let user = lookup(&state.pool, &token, state.config.session_idle_minutes)
+        let user = lookup(&state.pool, &token, state.config.session_lifetime())
             .await?
             .map(|(id, username)| AuthUser {
                 id,

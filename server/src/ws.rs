@@ -95,7 +95,7 @@ pub async fn handler(
     let mut account = None;
     if let Some(token) = session::token_from(&headers)
         && let Ok(Some((id, name))) =
-            session::lookup(&state.pool, &token, state.config.session_idle_minutes).await
+            session::lookup(&state.pool, &token, state.config.session_lifetime()).await
     {
         account = Some((Account { id, name }, token));
     }
@@ -247,7 +247,7 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
             }
             _ = recheck.tick() => {
                 if let Some(token) = &token {
-                    let alive = session::lookup(&state.pool, token, state.config.session_idle_minutes).await;
+                    let alive = session::lookup(&state.pool, token, state.config.session_lifetime()).await;
                     if matches!(alive, Ok(None)) {
                         conn.send(encode(&ServerMessage::SessionEnded));
                         break;

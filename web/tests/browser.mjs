@@ -355,6 +355,14 @@ await a.waitForSelector('[data-test=replay-next]');
 for (let i = 0; i < 6; i++) await a.click('[data-test=replay-next]');
 await a.screenshot({ path: `${SHOTS}/replay.png` });
 
+// Account security: the password change form, under the content security policy.
+await a.goto(`${BASE}/#/account`);
+await a.fill('[data-test=change-password] input[name=current]', 'correct horse');
+await a.fill('[data-test=change-password] input[name=new]', 'a brand new secret');
+await a.click('[data-test=change-password] button[type=submit]');
+await a.waitForSelector('[data-test=password-changed]', { timeout: 10000 });
+console.log('account: password changed from the account page');
+
 // French.
 const fr = await newPage({ locale: 'fr-FR' });
 await fr.goto(`${BASE}/#/lobby`);

@@ -24,6 +24,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/register", post(register))
         .route("/api/login", post(login))
         .route("/api/logout", post(logout))
+        .route("/api/logout-everywhere", post(logout_everywhere))
+        .route("/api/password", post(change_password))
         .route("/api/me", get(me))
         .route("/api/session", get(session_of))
 }
@@ -247,6 +249,72 @@ async fn logout(
     let mut headers = HeaderMap::new();
     session::clear_cookie(&mut headers, state.config.secure_cookies);
     Ok((StatusCode::NO_CONTENT, headers))
+}
+
+/// Ends every session of the account, this one included, and closes its sockets.
+async fn logout_everywhere(
+    State(state): State<AppState>,
+    user: AuthUser,
+) -> Result<impl IntoResponse, ApiError> {
+    let ended = session::revoke_all(&state.pool, user.id, None).await?;
+    let _ = state.logouts.send(user.id);
+    tracing::info!(account = %user.id, sessions = ended, "logged out everywhere");
+    let mut headers = HeaderMap::new();
+    session::clear_cookie(&mut headers, state.config.secure_cookies);
+    Ok((StatusCode::NO_CONTENT, headers))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    current: String,
+    new: String,
+}
+
+/// A new password, given the current one; every other session of the account ends.
+async fn change_password(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    user: AuthUser,
+    ApiJson(body): ApiJson<PasswordChange>,
+) -> Result<impl IntoResponse, ApiError> {
+    // Guessing the current password here is throttled like a login.
+    let client = Client::Address(peer.ip());
+    if let Err(wait) = state
+        .login_throttle
+        .check(&user.username, &client, Instant::now())
+    {
+        return Err(ApiError::SlowDown(
+            u64::try_from(wait.as_millis().div_ceil(1000))
+                .unwrap_or(u64::MAX)
+                .max(1),
+        ));
+    }
+    let hash: String = sqlx::query_scalar("SELECT password_hash FROM accounts WHERE id = $1")
+        .bind(user.id)
+        .fetch_one(&state.pool)
+        .await?;
+    let current: String = body
+        .current
+        .chars()
+        .take(PASSWORD_CHARS.end() + 1)
+        .collect();
+    if !state.hasher.verify(current, Some(hash)).await? {
+        state
+            .login_throttle
+            .failed(&user.username, &client, Instant::now());
+        return Err(ApiError::InvalidCredentials);
+    }
+    check_password(&body.new, &user.username)?;
+    let new_hash = state.hasher.hash(body.new).await?;
+    sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+        .bind(user.id)
+        .bind(new_hash)
+        .execute(&state.pool)
+        .await?;
+    let ended = session::revoke_all(&state.pool, user.id, Some(&user.token)).await?;
+    tracing::info!(account = %user.id, other_sessions_ended = ended, "password changed");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn me(State(state): State<AppState>, user: AuthUser) -> Result<Json<Me>, ApiError> {

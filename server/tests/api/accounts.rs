@@ -420,3 +420,106 @@ async fn me_without_a_session_is_401_json() {
     let err: Value = r.json().await.unwrap();
     assert_eq!(err["error"], "not_logged_in");
 }
+
+#[tokio::test]
+async fn a_session_ends_thirty_days_after_its_login_however_much_it_is_used() {
+    let app = spawn_app().await;
+    let c = app.register("hana").await;
+    assert_eq!(app.get(&c, "/api/me").await.status(), 200);
+    sqlx::query("UPDATE sessions SET created_at = now() - interval '30 days 1 minute'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&c, "/api/me").await.status(), 401);
+}
+
+#[tokio::test]
+async fn logging_out_everywhere_ends_every_session_of_the_account() {
+    let app = spawn_app().await;
+    let laptop = app.register("ivan").await;
+    let phone = app.client();
+    assert_eq!(
+        try_login(&app, &phone, "ivan", "correct horse")
+            .await
+            .status(),
+        200
+    );
+    let other = app.register("jade").await;
+    let r = app
+        .post(&laptop, "/api/logout-everywhere", &json!({}))
+        .await;
+    assert_eq!(r.status(), 204);
+    assert_eq!(app.get(&laptop, "/api/me").await.status(), 401);
+    assert_eq!(app.get(&phone, "/api/me").await.status(), 401);
+    assert_eq!(
+        app.get(&other, "/api/me").await.status(),
+        200,
+        "other accounts keep theirs"
+    );
+}
+
+#[tokio::test]
+async fn a_password_change_needs_the_current_password_and_ends_the_other_sessions() {
+    let app = spawn_app().await;
+    let laptop = app.register("kai").await;
+    let phone = app.client();
+    assert_eq!(
+        try_login(&app, &phone, "kai", "correct horse")
+            .await
+            .status(),
+        200
+    );
+    let change = |current: &str, new: &str| json!({"current": current, "new": new});
+    let r = app
+        .post(
+            &laptop,
+            "/api/password",
+            &change("wrong horse", "a brand new secret"),
+        )
+        .await;
+    assert_eq!(r.status(), 401);
+    let r = app
+        .post(
+            &laptop,
+            "/api/password",
+            &change("correct horse", "password1"),
+        )
+        .await;
+    assert_eq!(r.status(), 400, "the new one follows the same rules");
+    assert_eq!(
+        app.get(&phone, "/api/me").await.status(),
+        200,
+        "refusals change nothing"
+    );
+    let r = app
+        .post(
+            &laptop,
+            "/api/password",
+            &change("correct horse", "a brand new secret"),
+        )
+        .await;
+    assert_eq!(r.status(), 204);
+    assert_eq!(
+        app.get(&laptop, "/api/me").await.status(),
+        200,
+        "this session stays"
+    );
+    assert_eq!(
+        app.get(&phone, "/api/me").await.status(),
+        401,
+        "the others end"
+    );
+    let fresh = app.client();
+    assert_eq!(
+        try_login(&app, &fresh, "kai", "correct horse")
+            .await
+            .status(),
+        401
+    );
+    assert_eq!(
+        try_login(&app, &fresh, "kai", "a brand new secret")
+            .await
+            .status(),
+        200
+    );
+}

@@ -74,6 +74,11 @@ async fn every_post_from_a_foreign_origin_is_refused_and_changes_nothing() {
         ),
         ("/api/logout", json!({})),
         ("/api/refill", json!({})),
+        ("/api/logout-everywhere", json!({})),
+        (
+            "/api/password",
+            json!({"current": "correct horse", "new": "mallory was here"}),
+        ),
     ];
     for (path, body) in &routes {
         for origin in [Some("https://evil.example"), None] {

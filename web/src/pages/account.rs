@@ -6,6 +6,8 @@ use shared::api::{LedgerPage, LedgerRow};
 use crate::api::{self, Balance};
 use crate::i18n;
 use crate::labels::chips;
+use crate::route::{self, Route};
+use crate::socket;
 use crate::store;
 
 fn signed(amount: i64) -> String {
@@ -66,6 +68,39 @@ pub fn AccountPage() -> impl IntoView {
         });
     };
 
+    let current = RwSignal::new(String::new());
+    let new = RwSignal::new(String::new());
+    let changed = RwSignal::new(false);
+    let change_password = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        changed.set(false);
+        let body =
+            serde_json::json!({"current": current.get_untracked(), "new": new.get_untracked()});
+        leptos::task::spawn_local(async move {
+            match api::post::<serde::de::IgnoredAny>("/api/password", &body).await {
+                Ok(_) => {
+                    changed.set(true);
+                    error.set(None);
+                    current.set(String::new());
+                    new.set(String::new());
+                }
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
+            }
+        });
+    };
+    let logout_everywhere = move |_| {
+        leptos::task::spawn_local(async move {
+            match api::post_empty("/api/logout-everywhere").await {
+                Ok(()) => {
+                    store.user.set(None);
+                    socket::reconnect();
+                    route::go(&Route::Lobby);
+                }
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
+            }
+        });
+    };
+
     view! {
         <section class="account panel">
             <h1>{t.account}</h1>
@@ -105,6 +140,28 @@ pub fn AccountPage() -> impl IntoView {
             <Show when=move || next.get().is_some()>
                 <button on:click=move |_| load(next.get_untracked())>{t.more}</button>
             </Show>
+            <h2>{t.security}</h2>
+            <form class="security" on:submit=change_password data-test="change-password">
+                <label>{t.current_password}
+                    <input type="password" name="current" autocomplete="current-password" required
+                        prop:value=move || current.get()
+                        on:input=move |ev| current.set(event_target_value(&ev)) />
+                </label>
+                <label>{t.new_password}
+                    <input type="password" name="new" autocomplete="new-password" required
+                        minlength="10" maxlength="128"
+                        prop:value=move || new.get()
+                        on:input=move |ev| new.set(event_target_value(&ev)) />
+                    <small>{t.password_rule}</small>
+                </label>
+                <button class="primary" type="submit">{t.change_password}</button>
+            </form>
+            <Show when=move || changed.get()>
+                <p class="ok" role="status" data-test="password-changed">{t.password_changed}</p>
+            </Show>
+            <p>{t.logout_everywhere_note}" "
+                <button on:click=logout_everywhere data-test="logout-everywhere">{t.logout_everywhere}</button>
+            </p>
         </section>
     }
 }
