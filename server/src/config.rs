@@ -27,6 +27,12 @@ pub struct Config {
     #[arg(long, env = "SCOOP_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
 
+    /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` is believed (comma-separated
+    /// CIDRs, e.g. `127.0.0.1/32,172.16.0.0/12`). Empty: the connection's address is the
+    /// client's.
+    #[arg(long, env = "SCOOP_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
     /// Address of `/metrics` (Prometheus). Loopback by default: the figures are for the
     /// operator, not the public.
     #[arg(long, env = "SCOOP_METRICS_BIND", default_value = "127.0.0.1:9464")]

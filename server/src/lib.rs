@@ -5,6 +5,7 @@ pub mod app;
 pub mod bench;
 pub mod bots;
 pub mod chips;
+pub mod client_ip;
 pub mod config;
 pub mod db;
 pub mod error;

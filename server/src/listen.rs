@@ -22,11 +22,13 @@ use tower::ServiceExt;
 
 use crate::metrics::Metrics;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Limits {
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Connections the process holds at once (kept below its file descriptor limit).
     pub max_connections: usize,
-    /// Connections one client address holds at once.
+    /// Connections one client address holds at once (trusted proxies are exempt: they carry
+    /// many clients).
     pub per_ip: usize,
     /// Time to send a request's headers, and the longest an idle keep-alive connection stays.
     pub header_timeout: Duration,
@@ -95,7 +97,7 @@ impl Drop for Slot {
 /// clone into its own task, so the socket still counts once the HTTP connection has handed
 /// it over.
 #[derive(Clone)]
-pub struct Held(#[allow(dead_code)] Arc<(OwnedSemaphorePermit, Slot)>);
+pub struct Held(#[allow(dead_code)] Arc<(OwnedSemaphorePermit, Option<Slot>)>);
 
 /// Raises the soft limit on open files to the hard one (systemd gives services 1024 soft,
 /// far more hard), and returns the soft limit now in force.
@@ -152,9 +154,14 @@ pub async fn serve(
             metrics.connections_refused.inc();
             continue;
         };
-        let Some(slot) = per_ip.admit(peer.ip()) else {
-            metrics.connections_refused.inc();
-            continue;
+        let slot = if crate::client_ip::is_trusted(peer.ip(), &limits.trusted_proxies) {
+            None
+        } else {
+            let Some(slot) = per_ip.admit(peer.ip()) else {
+                metrics.connections_refused.inc();
+                continue;
+            };
+            Some(slot)
         };
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(
@@ -180,7 +187,7 @@ async fn connection(
     router: Router,
     header_timeout: Duration,
     mut stopping: watch::Receiver<bool>,
-    held: (OwnedSemaphorePermit, Slot),
+    held: (OwnedSemaphorePermit, Option<Slot>),
 ) {
     let held = Held(Arc::new(held));
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {

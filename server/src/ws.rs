@@ -2,14 +2,13 @@
 //! commands. It never builds game state itself: what it forwards was projected by the table.
 
 use std::collections::HashSet;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Extension;
+use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, State};
 use axum::http::header::ORIGIN;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -19,6 +18,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::app::AppState;
+use crate::client_ip::ClientIp;
 use crate::listen::Held;
 use crate::ratelimit::RateLimiter;
 use crate::session;
@@ -70,7 +70,7 @@ impl Abuse {
 pub async fn handler(
     ws: WebSocketUpgrade,
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client_ip): ClientIp,
     held: Option<Extension<Held>>,
     headers: HeaderMap,
 ) -> Response {
@@ -84,7 +84,7 @@ pub async fn handler(
             return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
         }
     }
-    let Some(slot) = state.websockets.admit(peer.ip()) else {
+    let Some(slot) = state.websockets.admit(client_ip) else {
         state.metrics.connections_refused.inc();
         return (
             StatusCode::TOO_MANY_REQUESTS,

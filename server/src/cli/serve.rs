@@ -18,6 +18,7 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
     let (bind, metrics_bind) = (config.bind, config.metrics_bind);
     let open_files = listen::raise_open_files_limit();
     let limits = listen::Limits {
+        trusted_proxies: config.trusted_proxies.clone(),
         max_connections: listen::connection_cap(open_files, config.max_connections),
         per_ip: config.max_connections_per_ip,
         header_timeout: Duration::from_secs(config.header_timeout_secs),

@@ -1,9 +1,8 @@
 //! Register, log in, log out, who am I.
 
-use std::net::SocketAddr;
 use std::time::Instant;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,6 +14,7 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::chips;
+use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiJson};
 use crate::session::{self, AuthUser};
 use crate::throttle::Client;
@@ -111,11 +111,11 @@ fn session_response(
 
 async fn register(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client_ip): ClientIp,
     headers: HeaderMap,
     ApiJson(body): ApiJson<Credentials>,
 ) -> Result<impl IntoResponse, ApiError> {
-    if !state.auth_limiter.allow(&peer.ip()) {
+    if !state.auth_limiter.allow(&client_ip) {
         return Err(ApiError::RateLimited);
     }
     check_username(&body.username)?;
@@ -159,11 +159,11 @@ async fn register(
 
 async fn login(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client_ip): ClientIp,
     headers: HeaderMap,
     ApiJson(body): ApiJson<Credentials>,
 ) -> Result<impl IntoResponse, ApiError> {
-    if !state.auth_limiter.allow(&peer.ip()) {
+    if !state.auth_limiter.allow(&client_ip) {
         return Err(ApiError::RateLimited);
     }
     // Malformed names cannot exist; treat them like unknown ones (same error, same cost).
@@ -183,7 +183,7 @@ async fn login(
     };
     let client = match device {
         Some(hash) => Client::Device(hash),
-        None => Client::Address(peer.ip()),
+        None => Client::Address(client_ip),
     };
     if let Err(wait) = state
         .login_throttle
@@ -274,12 +274,12 @@ pub struct PasswordChange {
 /// A new password, given the current one; every other session of the account ends.
 async fn change_password(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client_ip): ClientIp,
     user: AuthUser,
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> Result<impl IntoResponse, ApiError> {
     // Guessing the current password here is throttled like a login.
-    let client = Client::Address(peer.ip());
+    let client = Client::Address(client_ip);
     if let Err(wait) = state
         .login_throttle
         .check(&user.username, &client, Instant::now())

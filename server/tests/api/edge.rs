@@ -195,3 +195,53 @@ async fn health_says_the_database_is_down_at_once_while_it_is() {
     }
     assert_eq!(status, 200, "healthy again once the database is back");
 }
+
+/// Three failed logins on `name` claiming to come from `from`, then one more attempt: its status.
+async fn fourth_login_from(app: &TestApp, from: &str, name: &str) -> u16 {
+    let c = crate::helpers::plain_browser();
+    let mut last = 0;
+    for _ in 0..4 {
+        last = c
+            .post(app.url("/api/login"))
+            .header("x-forwarded-for", from)
+            .json(&json!({"username": name, "password": "bad password"}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+    }
+    last
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_address_has_its_own_limits() {
+    let app = spawn_with(|c| c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
+    assert_eq!(fourth_login_from(&app, "198.51.100.1", "lena").await, 429);
+    // Another client through the same proxy is not slowed by the first one's failures.
+    let c = crate::helpers::plain_browser();
+    let r = c
+        .post(app.url("/api/login"))
+        .header("x-forwarded-for", "198.51.100.2")
+        .json(&json!({"username": "lena", "password": "bad password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+}
+
+#[tokio::test]
+async fn a_forwarded_address_from_an_untrusted_peer_is_ignored() {
+    let app = spawn_app().await;
+    assert_eq!(fourth_login_from(&app, "198.51.100.1", "mona").await, 429);
+    // Claiming another address changes nothing: the connection's address counts.
+    let c = crate::helpers::plain_browser();
+    let r = c
+        .post(app.url("/api/login"))
+        .header("x-forwarded-for", "198.51.100.2")
+        .json(&json!({"username": "mona", "password": "bad password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+}
