@@ -40,11 +40,39 @@ node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-t
     "$dist/web_bg.wasm" -o "$dist/web_bg.wasm"
 cp web/index.html web/style.css web/boot.js "$dist/"
 
-# What a first visit downloads, compressed as a server would send it.
+# Content-hashed names, so a browser can keep every asset forever (the server marks them
+# immutable) and an upgrade can never run old code against a new server: only index.html,
+# which is never cached, names the current files. boot.js names the others, so it is hashed
+# after they are renamed in it.
+hashed() { echo "$1-$(sha256sum "$dist/$1.$2" | cut -c1-16).$2"; }
+wasm=$(hashed web_bg wasm); js=$(hashed web js); css=$(hashed style css)
+mv "$dist/web_bg.wasm" "$dist/$wasm"; mv "$dist/web.js" "$dist/$js"; mv "$dist/style.css" "$dist/$css"
+sed -i "s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#" "$dist/boot.js"
+boot=$(hashed boot js); mv "$dist/boot.js" "$dist/$boot"
+sed -i "s#/style\.css#/$css#; s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#; s#/boot\.js#/$boot#" \
+    "$dist/index.html"
+
+# Precompressed copies for the server to send as they are (Brotli, else gzip).
+node -e '
+const fs = require("fs"), zlib = require("zlib"), path = require("path");
+const dir = process.argv[1];
+for (const f of fs.readdirSync(dir)) {
+  if (!/\.(wasm|js|css|html)$/.test(f)) continue;
+  const data = fs.readFileSync(path.join(dir, f));
+  fs.writeFileSync(path.join(dir, f + ".br"), zlib.brotliCompressSync(data, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+  }));
+  fs.writeFileSync(path.join(dir, f + ".gz"), zlib.gzipSync(data, { level: 9 }));
+}' "$dist"
+
+# What a first visit downloads, as the server sends it to a browser that takes Brotli.
 total=0
-for f in "$dist"/web_bg.wasm "$dist"/web.js "$dist"/boot.js "$dist"/style.css "$dist"/index.html; do
-    size=$(gzip -9 -c "$f" | wc -c)
-    total=$((total + size))
-    printf '%-28s %8d bytes raw %8d bytes gzip\n' "$(basename "$f")" "$(wc -c <"$f")" "$size"
+total_gz=0
+for f in "$wasm" "$js" "$boot" "$css" index.html; do
+    br=$(wc -c <"$dist/$f.br")
+    gz=$(wc -c <"$dist/$f.gz")
+    total=$((total + br))
+    total_gz=$((total_gz + gz))
+    printf '%-32s %8d bytes raw %8d gzip %8d brotli\n' "$f" "$(wc -c <"$dist/$f")" "$gz" "$br"
 done
-echo "total gzip: $total bytes ($((total / 1024)) KiB)"
+echo "total: $total bytes brotli ($((total / 1024)) KiB), $total_gz bytes gzip"

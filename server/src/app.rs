@@ -95,7 +95,14 @@ pub fn metrics_router(state: AppState) -> Router {
 /// so the client's own routes work on reload.
 pub fn router(state: AppState) -> Router {
     let dir = std::path::Path::new(&state.config.web_dir);
-    let web = ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")));
+    // Files are sent as built: Brotli or gzip copies when the browser takes them.
+    let index = ServeFile::new(dir.join("index.html"))
+        .precompressed_br()
+        .precompressed_gzip();
+    let web = ServeDir::new(dir)
+        .precompressed_br()
+        .precompressed_gzip()
+        .fallback(index);
     let api = Router::new()
         .merge(http::health::router())
         .merge(http::accounts::router())
@@ -115,7 +122,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/ws", axum::routing::get(ws::handler))
         .route("/metrics", axum::routing::any(metrics_elsewhere))
-        .fallback_service(web);
+        .fallback_service(web)
+        .layer(axum::middleware::map_response(http::headers::cache_static));
     http::headers::secure(app, &config.allowed_origins, config.secure_cookies)
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -64,6 +64,41 @@ pub fn secure<S: Clone + Send + Sync + 'static>(
     router
 }
 
+/// Whether a path names a content-hashed asset (`web-<16 hex>.js` and the like, see
+/// `scripts/build-web.sh`): its content never changes under that name.
+pub fn is_hashed_asset(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    let Some((_, hash)) = stem.rsplit_once('-') else {
+        return false;
+    };
+    matches!(ext, "js" | "wasm" | "css")
+        && hash.len() == 16
+        && hash.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Caching for the web client's files: hashed assets are immutable for a year; everything
+/// else (`index.html`, and any answer that did not say) is revalidated on every visit.
+pub async fn cache_static(
+    uri: axum::http::Uri,
+    mut response: axum::response::Response,
+) -> axum::response::Response {
+    if response.headers().contains_key(CACHE_CONTROL) {
+        return response;
+    }
+    let value = if response.status().is_success() && is_hashed_asset(uri.path()) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(value));
+    response
+}
+
 /// Answers about accounts, balances and hands are personal: no cache keeps them.
 pub fn no_store<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
     router.layer(SetResponseHeaderLayer::overriding(
@@ -82,6 +117,16 @@ fn set(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_content_hashed_bundle_files_count_as_immutable() {
+        assert!(is_hashed_asset("/web-0123456789abcdef.js"));
+        assert!(is_hashed_asset("/web_bg-0123456789abcdef.wasm"));
+        assert!(!is_hashed_asset("/index.html"));
+        assert!(!is_hashed_asset("/web.js"));
+        assert!(!is_hashed_asset("/web-0123.js"));
+        assert!(!is_hashed_asset("/style-0123456789abcdeg.css"));
+    }
 
     #[test]
     fn the_policy_allows_the_sites_own_websocket_and_no_inline_script() {

@@ -245,3 +245,50 @@ async fn a_forwarded_address_from_an_untrusted_peer_is_ignored() {
         .unwrap();
     assert_eq!(r.status(), 429);
 }
+
+#[tokio::test]
+async fn the_bundle_is_sent_precompressed_and_hashed_files_are_cached_for_good() {
+    let dir = std::env::temp_dir().join(format!("scoop-web-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let asset = "web-0123456789abcdef.js";
+    for (name, body) in [
+        ("index.html", "<html>index</html>"),
+        ("index.html.br", "brotli index"),
+        ("index.html.gz", "gzip index"),
+        (asset, "console.log(1)"),
+        (&format!("{asset}.br") as &str, "brotli js"),
+        (&format!("{asset}.gz") as &str, "gzip js"),
+    ] {
+        std::fs::write(dir.join(name), body).unwrap();
+    }
+    let web_dir = dir.to_string_lossy().to_string();
+    let app = spawn_with(move |c| c.web_dir = web_dir).await;
+    let c = reqwest::Client::new();
+    let get = |path: &str, encoding: &'static str| {
+        c.get(app.url(path))
+            .header("accept-encoding", encoding)
+            .send()
+    };
+    let r = get(&format!("/{asset}"), "gzip, deflate, br")
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-encoding"], "br");
+    assert_eq!(
+        r.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(r.text().await.unwrap(), "brotli js");
+    let r = get(&format!("/{asset}"), "gzip").await.unwrap();
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    let r = get(&format!("/{asset}"), "identity").await.unwrap();
+    assert!(r.headers().get("content-encoding").is_none());
+    assert_eq!(r.text().await.unwrap(), "console.log(1)");
+    // The page itself, at / and at any client route, is always revalidated.
+    for path in ["/", "/some/client/route"] {
+        let r = get(path, "br").await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(r.headers()["cache-control"], "no-cache", "{path}");
+        assert_eq!(r.text().await.unwrap(), "brotli index", "{path}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
