@@ -86,6 +86,7 @@ step "evaluator equals brute force on 1,000,000 deals (release)" \
     env SCOOP_EVAL_DEALS=1000000 cargo test --release -p shared --locked --test eval oracle::
 step "table under random seat churn, 50,000 cases (release)" \
     env SCOOP_TABLE_CASES=50000 cargo test --release -p shared --locked --test table_properties
+step "fuzzing: 20 s per target from the committed corpus (scripts/fuzz.sh 20)" bash scripts/fuzz.sh 20
 step "differential test against pokerkit, and the house-rule fixtures" bash tools/pokerkit_diff/check.sh
 step "web bundle (the script the Dockerfile uses)" bash scripts/build-web.sh
 step "browser test (headless Chromium: play, reconnect, watch, hidden cards, French)" bash scripts/browser-test.sh
