@@ -92,6 +92,17 @@ pub fn check_password(password: &str, username: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Refuses an attempt at `name`'s password that the login throttle says must wait.
+fn throttled(state: &AppState, name: &str, client: &Client) -> Result<(), ApiError> {
+    state
+        .login_throttle
+        .check(name, client, Instant::now())
+        .map_err(|wait| {
+            let secs = u64::try_from(wait.as_millis().div_ceil(1000)).unwrap_or(u64::MAX);
+            ApiError::SlowDown(secs.max(1))
+        })
+}
+
 fn session_response(
     state: &AppState,
     token: &str,
@@ -185,16 +196,7 @@ async fn login(
         Some(hash) => Client::Device(hash),
         None => Client::Address(client_ip),
     };
-    if let Err(wait) = state
-        .login_throttle
-        .check(&body.username, &client, Instant::now())
-    {
-        return Err(ApiError::SlowDown(
-            u64::try_from(wait.as_millis().div_ceil(1000))
-                .unwrap_or(u64::MAX)
-                .max(1),
-        ));
-    }
+    throttled(&state, &body.username, &client)?;
     let password = body
         .password
         .chars()
@@ -280,16 +282,7 @@ async fn change_password(
 ) -> Result<impl IntoResponse, ApiError> {
     // Guessing the current password here is throttled like a login.
     let client = Client::Address(client_ip);
-    if let Err(wait) = state
-        .login_throttle
-        .check(&user.username, &client, Instant::now())
-    {
-        return Err(ApiError::SlowDown(
-            u64::try_from(wait.as_millis().div_ceil(1000))
-                .unwrap_or(u64::MAX)
-                .max(1),
-        ));
-    }
+    throttled(&state, &user.username, &client)?;
     let hash: String = sqlx::query_scalar("SELECT password_hash FROM accounts WHERE id = $1")
         .bind(user.id)
         .fetch_one(&state.pool)
