@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod card;
+pub mod equity;
 pub mod eval;
 pub mod format;
 pub mod hand;

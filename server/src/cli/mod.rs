@@ -1,6 +1,7 @@
 //! The `scoop` command line: one module per subcommand; `anyhow` lives only here and in
 //! main.rs.
 
+mod equity;
 mod eval;
 mod replay;
 mod serve;
@@ -100,6 +101,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Each hand's equity: its average share of the pot over every way the board can finish
+    /// (hi/lo split as the house rules split a pot), with its chances to scoop and to win or
+    /// tie the high and the low. Exact when every hand is known, else Monte Carlo.
+    ///
+    /// Example: scoop equity Ac2c3c4d KsKhQsJs --board 2h7dTs
+    Equity {
+        /// Two to ten hands of four cards, e.g. AcKd2c3s; `random` for a hand nobody knows.
+        #[arg(required = true, num_args = 2..=10)]
+        hands: Vec<String>,
+        /// The board so far: 0, 3 or 4 cards (5: the river, one showdown).
+        #[arg(long)]
+        board: Option<String>,
+        /// Cards known to be out of play.
+        #[arg(long)]
+        dead: Option<String>,
+        /// Sample this many boards (Monte Carlo) instead of enumerating them.
+        #[arg(long)]
+        trials: Option<u32>,
+        /// Seed of the Monte Carlo generator (same seed, same result).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replay PHH hand histories through the engine; prints one JSON line per hand.
     ///
     /// Reads `.phh` files (one hand) and `.phhs` files (tables [1], [2], ... each one hand).
@@ -150,6 +176,21 @@ pub fn usage(e: impl std::fmt::Display) -> anyhow::Error {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Eval { hole, board, json } => eval::run(&hole, &board, json),
+        Command::Equity {
+            hands,
+            board,
+            dead,
+            trials,
+            seed,
+            json,
+        } => equity::run(equity::Args {
+            hands: &hands,
+            board: board.as_deref(),
+            dead: dead.as_deref(),
+            trials,
+            seed,
+            json,
+        }),
         Command::Replay { files } => replay::run(&files),
         Command::Serve(config) => runtime()?.block_on(serve::run(config)),
         Command::Migrate { db: args } => runtime()?.block_on(async {

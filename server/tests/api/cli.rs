@@ -116,3 +116,62 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
     let out = scoop(&["eval", "AhKd2c3s", "2h3h4h5h6h"]);
     assert!(out.status.success(), "{out:?}");
 }
+
+fn scoop(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_scoop"))
+        .args(args)
+        .output()
+        .expect("run scoop")
+}
+
+#[test]
+fn equity_prints_the_exact_heads_up_preflop_value() {
+    let out = scoop(&["equity", "Ac2c3c4d", "KsKhQsJs", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["computed"]["kind"], "exact");
+    assert_eq!(report["computed"]["boards"], 1_086_008);
+    let pot = report["players"][0]["pot"].as_f64().expect("pot");
+    assert_eq!(format!("{pot:.6}"), "0.556850");
+
+    let out = scoop(&[
+        "equity", "Ac2c3c4d", "KsKhQsJs", "--board", "2h7dTs", "--dead", "9c",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Exact, 780 boards"), "{text}");
+    assert!(text.contains("Ac2c3c4d"), "{text}");
+}
+
+#[test]
+fn equity_samples_random_hands_with_a_seed() {
+    let args = [
+        "equity", "AsAd2s3d", "random", "--trials", "2000", "--seed", "5", "--json",
+    ];
+    let first = scoop(&args);
+    assert!(first.status.success(), "{first:?}");
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("json");
+    assert_eq!(report["computed"]["kind"], "monte_carlo");
+    assert!(report["players"][0]["pot_error"].as_f64().expect("error") > 0.0);
+    assert_eq!(first.stdout, scoop(&args).stdout, "same seed, same answer");
+}
+
+#[test]
+fn equity_refuses_bad_cards_with_exit_2() {
+    for args in [
+        vec!["equity", "AcKd2c3s", "AcKhQsJs"],
+        vec!["equity", "AcKd2c3x", "KsKhQsJs"],
+        vec!["equity", "AcKd2c", "KsKhQsJs"],
+        vec!["equity", "AcKd2c3s", "KsKhQsJs", "--board", "2h7d"],
+        vec![
+            "equity", "AcKd2c3s", "KsKhQsJs", "--board", "2h7dTs", "--dead", "Ts",
+        ],
+        vec!["equity", "AcKd2c3s"],
+        vec!["equity", "AcKd2c3s", "KsKhQsJs", "--trials", "0"],
+    ] {
+        let out = scoop(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(!out.stderr.is_empty(), "{args:?} says why");
+        assert!(out.stdout.is_empty(), "{args:?} prints no result");
+    }
+}

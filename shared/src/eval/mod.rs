@@ -125,25 +125,126 @@ impl BoardEval {
         }
     }
 
+    /// A prepared hole's high and [`low_key`] on this board: the numbers equity compares.
+    #[inline]
+    pub(crate) fn scores(&self, hole: &Hole) -> (u16, u8) {
+        let mut high = hole.rank_high(self.ranks);
+        if (hole.lanes & self.flush_count) >= self.two_suited {
+            high = max(high, self.flush_high(hole.lanes));
+        }
+        (high, low_key(self.low[usize::from(hole.low)]))
+    }
+
     /// Best flush or straight flush for a hole (as summed [`SUIT_LANE`]s) with at least two
     /// cards of the flush suit.
     #[cold]
     fn flush_high(&self, hole_lanes: u64) -> u16 {
         let suited = (hole_lanes >> self.flush_shift) as u16 & 0x1fff;
-        let flush = &self.tables.flush;
-        for window in STRAIGHT_WINDOWS {
-            // Exactly two hole cards must fill the window, so the board must hold exactly three
-            // of its ranks (hole and board cannot share a suited rank).
-            let missing = window & !self.flush_ranks;
-            let fewer = missing & missing.wrapping_sub(1);
-            let exactly_two = fewer != 0 && fewer & (fewer - 1) == 0;
-            if exactly_two && suited & missing == missing {
-                return flush[usize::from(window)];
-            }
-        }
-        // No other choice beats the two best hole ranks with the three best board ranks.
-        flush[usize::from(top_ranks(suited, 2) | top_ranks(self.flush_ranks, 3))]
+        flush_high(self.tables, suited, self.flush_ranks)
     }
+}
+
+/// Best flush or straight flush made of two of the hole's `suited` ranks and three of the
+/// board's `board` ranks, all of one suit (at least two and three of them).
+fn flush_high(tables: &Tables, suited: u16, board: u16) -> u16 {
+    let flush = &tables.flush;
+    for window in STRAIGHT_WINDOWS {
+        // Exactly two hole cards must fill the window, so the board must hold exactly three
+        // of its ranks (hole and board cannot share a suited rank).
+        let missing = window & !board;
+        let fewer = missing & missing.wrapping_sub(1);
+        let exactly_two = fewer != 0 && fewer & (fewer - 1) == 0;
+        if exactly_two && suited & missing == missing {
+            return flush[usize::from(window)];
+        }
+    }
+    // No other choice beats the two best hole ranks with the three best board ranks.
+    flush[usize::from(top_ranks(suited, 2) | top_ranks(board, 3))]
+}
+
+/// A hole reduced once to what the tables are indexed by, for the equity enumerations that
+/// evaluate one hole against a great many boards.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hole {
+    /// [`RANK_PAIR`] index of each of the six pairs of hole cards.
+    pairs: [u8; 6],
+    /// The hole's [`SUIT_LANE`]s, summed.
+    lanes: u64,
+    low: u8,
+}
+
+impl Hole {
+    pub(crate) fn new(hole: &[Card; 4]) -> Hole {
+        let r = hole.map(|card| card.index() >> 2);
+        let pair = |i: usize, j: usize| RANK_PAIR[usize::from(r[i] << 4 | r[j])];
+        Hole {
+            pairs: [
+                pair(0, 1),
+                pair(0, 2),
+                pair(0, 3),
+                pair(1, 2),
+                pair(1, 3),
+                pair(2, 3),
+            ],
+            lanes: hole.iter().map(|c| SUIT_LANE[usize::from(c.index())]).sum(),
+            low: hole
+                .iter()
+                .fold(0, |m, card| m | LOW_BIT[usize::from(card.index())]),
+        }
+    }
+
+    /// The best high with these board ranks, flushes left out.
+    #[inline]
+    pub(crate) fn rank_high(&self, row: &[u16; PAIRS]) -> u16 {
+        let p = self.pairs.map(|i| row[usize::from(i)]);
+        max(max(max(p[0], p[1]), max(p[2], p[3])), max(p[4], p[5]))
+    }
+
+    /// The best low's rank mask (`0`: none) against a board's low row.
+    #[inline]
+    pub(crate) fn low_mask(&self, row: &[u8; 256]) -> u8 {
+        row[usize::from(self.low)]
+    }
+
+    /// The hole's ranks in `suit` (bit per rank).
+    #[inline]
+    pub(crate) fn suited(&self, suit: Suit) -> u16 {
+        (self.lanes >> (16 * suit as u32)) as u16 & 0x1fff
+    }
+}
+
+/// The tables' rows for a board known by its ranks only (`0..13`, any order): the best high
+/// per hole rank pair, flushes left out, and the best low per hole low mask.
+#[inline]
+pub(crate) fn rank_rows(ranks: [u8; 5]) -> (&'static [u16; PAIRS], &'static [u8; 256]) {
+    let tables = tables();
+    let [a, b, c, d, e] = ranks.map(usize::from);
+    let triple = usize::from(TRIPLE[a * 169 + b * 13 + c]);
+    let multiset = tables.board[triple][usize::from(RANK_PAIR[d * 16 + e])];
+    let low = ranks
+        .iter()
+        .fold(0, |m, &r| m | LOW_BIT[usize::from(r) * 4]);
+    (
+        &tables.ranks[usize::from(multiset)],
+        &tables.low[usize::from(low)],
+    )
+}
+
+/// The best flush or straight flush of a hole holding `suited` ranks of a suit in which the
+/// board holds `board` ranks; `0` (below every hand) when either has too few.
+#[inline]
+pub(crate) fn suited_high(suited: u16, board: u16) -> u16 {
+    if suited.count_ones() < 2 || board.count_ones() < 3 {
+        return 0;
+    }
+    flush_high(tables(), suited, board)
+}
+
+/// Comparable low: higher is better, `0` for no low (a five-bit low mask complemented keeps
+/// three bits, so it is never `0`).
+#[inline]
+pub(crate) fn low_key(mask: u8) -> u8 {
+    if mask == 0 { 0 } else { !mask }
 }
 
 /// Which pair of hole cards makes the best hand is random, so a branch on it would be
