@@ -63,7 +63,7 @@ curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/server.log"
 base="http://127.0.0.1:$port"
 curl -fs "$base/" | grep -q 'boot-[0-9a-f]*\.js' || die "scoop serve does not serve web/dist at /"
 
-BASE=$base TABLE=browser-test node web/tests/browser.mjs || {
+BASE=$base TABLE=browser-test SCOOP=$scoop node web/tests/browser.mjs || {
     echo "--- server log (last 40 lines)"; tail -40 "$work/server.log"
     die "see the message above"
 }

@@ -29,25 +29,41 @@ fi
 # untouched. An exported RUSTFLAGS would override it, hence the check.
 [ -z "${RUSTFLAGS:-}${CARGO_ENCODED_RUSTFLAGS:-}" ] ||
     echo "warning: RUSTFLAGS is set and replaces --cfg erase_components: a bigger bundle" >&2
-cargo build --profile wasm-release --target wasm32-unknown-unknown -p web \
-    --config 'target.wasm32-unknown-unknown.rustflags = ["--cfg", "erase_components"]'
+# Two modules: the page (`web`) and the equity calculator's worker (`equity-worker`), which
+# only the calculator page fetches, so the page's bundle does not carry the equity engine.
+wasm_config='target.wasm32-unknown-unknown.rustflags = ["--cfg", "erase_components"]'
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p web --config "$wasm_config"
+cargo build --profile wasm-worker --target wasm32-unknown-unknown -p equity-worker \
+    --config "$wasm_config"
 rm -rf "$dist"
 mkdir -p "$dist"
 wasm-bindgen --target web --no-typescript --out-dir "$dist" \
     "$target_dir/wasm32-unknown-unknown/wasm-release/web.wasm"
+wasm-bindgen --target web --no-typescript --out-dir "$dist" \
+    "$target_dir/wasm32-unknown-unknown/wasm-worker/equity_worker.wasm"
+# The page is optimised for size; the worker for speed (its enumeration must stay within a
+# few times native speed, and nobody waits for its download before the page works).
 node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types \
     "$dist/web_bg.wasm" -o "$dist/web_bg.wasm"
-cp web/index.html web/style.css web/boot.js "$dist/"
+node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-reference-types \
+    "$dist/equity_worker_bg.wasm" -o "$dist/equity_worker_bg.wasm"
+cp web/index.html web/style.css web/boot.js web/equity-worker.js "$dist/"
 
 # Content-hashed names, so a browser can keep every asset forever (the server marks them
 # immutable) and an upgrade can never run old code against a new server: only index.html,
 # which is never cached, names the current files. boot.js names the others, so it is hashed
-# after they are renamed in it.
+# after they are renamed in it; so is the equity worker, which boot.js names.
 hashed() { echo "$1-$(sha256sum "$dist/$1.$2" | cut -c1-16).$2"; }
 wasm=$(hashed web_bg wasm); js=$(hashed web js); css=$(hashed style css)
 mv "$dist/web_bg.wasm" "$dist/$wasm"; mv "$dist/web.js" "$dist/$js"; mv "$dist/style.css" "$dist/$css"
 sed -i "s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#" "$dist/boot.js"
+worker_wasm=$(hashed equity_worker_bg wasm); worker_js=$(hashed equity_worker js)
+mv "$dist/equity_worker_bg.wasm" "$dist/$worker_wasm"; mv "$dist/equity_worker.js" "$dist/$worker_js"
+sed -i "s#/equity_worker\.js#/$worker_js#; s#/equity_worker_bg\.wasm#/$worker_wasm#" "$dist/equity-worker.js"
+worker=$(hashed equity-worker js); mv "$dist/equity-worker.js" "$dist/$worker"
+sed -i "s#/equity-worker\.js#/$worker#" "$dist/boot.js"
 boot=$(hashed boot js); mv "$dist/boot.js" "$dist/$boot"
 sed -i "s#/style\.css#/$css#; s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#; s#/boot\.js#/$boot#" \
     "$dist/index.html"
@@ -76,3 +92,9 @@ for f in "$wasm" "$js" "$boot" "$css" index.html; do
     printf '%-32s %8d bytes raw %8d gzip %8d brotli\n' "$f" "$(wc -c <"$dist/$f")" "$gz" "$br"
 done
 echo "total: $total bytes brotli ($((total / 1024)) KiB), $total_gz bytes gzip"
+# The calculator page's worker, fetched only there.
+worker_total=0
+for f in "$worker" "$worker_js" "$worker_wasm"; do
+    worker_total=$((worker_total + $(wc -c <"$dist/$f.br")))
+done
+echo "equity calculator worker: $worker_total bytes brotli"

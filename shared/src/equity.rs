@@ -22,6 +22,11 @@ use thiserror::Error;
 use crate::eval::{self, BoardEval, Hole};
 use crate::{Card, Suit};
 
+pub mod calculator;
+mod run_out;
+
+pub use run_out::with_run_out_equity;
+
 /// Above this many boards a spot is sampled instead of enumerated.
 pub const EXACT_LIMIT: u64 = 2_000_000;
 
@@ -110,9 +115,6 @@ pub fn equity(spot: &Spot, method: Method) -> Result<Equity, EquityError> {
     let deck = check(spot)?;
     let missing = 5 - spot.board.len();
     let unknown = spot.hands.iter().filter(|h| h.is_none()).count();
-    if deck.len() < missing + 4 * unknown {
-        return Err(EquityError::DeckExhausted);
-    }
     let boards = choose(deck.len() as u64, missing as u64);
     match method {
         Method::Auto if unknown == 0 && boards <= EXACT_LIMIT => {
@@ -123,6 +125,12 @@ pub fn equity(spot: &Spot, method: Method) -> Result<Equity, EquityError> {
         Method::MonteCarlo { trials: 0, .. } => Err(EquityError::NoTrials),
         Method::MonteCarlo { trials, seed } => Ok(sample(spot, &deck, trials, seed)),
     }
+}
+
+/// Whether [`equity`] takes this spot, without computing anything (for a form to check its
+/// input before handing it to a worker).
+pub fn validate(spot: &Spot) -> Result<(), EquityError> {
+    check(spot).map(drop)
 }
 
 /// Refuses malformed spots; returns the cards still in the deck.
@@ -141,10 +149,15 @@ fn check(spot: &Spot) -> Result<Vec<Card>, EquityError> {
         }
         seen |= 1 << card.index();
     }
-    Ok((0..52)
+    let deck: Vec<Card> = (0..52)
         .filter(|i| seen & 1 << i == 0)
         .filter_map(Card::from_index)
-        .collect())
+        .collect();
+    let unknown = spot.hands.iter().filter(|h| h.is_none()).count();
+    if deck.len() < 5 - spot.board.len() + 4 * unknown {
+        return Err(EquityError::DeckExhausted);
+    }
+    Ok(deck)
 }
 
 fn choose(n: u64, k: u64) -> u64 {

@@ -6,6 +6,10 @@
 //! is pinned byte for byte by `shared/tests/fixtures/` (server messages and a hand record).
 //! Changing it means a new version, and the old one must still be read.
 //!
+//! Version 2 added [`Event::Equity`], which the server writes and the engine never does; a
+//! version 1 reader drops a message it cannot read, and browsers then resync on the gap in
+//! sequence numbers. Everything version 1 wrote reads unchanged.
+//!
 //! The values inside (cards, chips, streets, pots, hand values) are plain data whose own
 //! serialised forms are pinned by the same fixtures.
 
@@ -113,7 +117,36 @@ pub enum Event {
     HandEnded {
         stacks: Vec<(u8, Chips)>,
     },
+    /// Each face-up hand's equity with the board so far (`street`: the last street dealt),
+    /// when every live hand is turned up and the rest of the board runs out. Written by the
+    /// server from cards everyone sees (version 2).
+    Equity {
+        street: Street,
+        hands: Vec<HandEquity>,
+    },
 }
+
+/// One hand's share of the pot on average over the boards still to come, and its chance to
+/// scoop, in millionths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandEquity {
+    pub seat: u8,
+    pub pot: u32,
+    pub scoop: u32,
+}
+
+impl HandEquity {
+    /// Millionths as a percentage with one decimal, "55.7".
+    pub fn percent(millionths: u32) -> String {
+        let tenths = (u64::from(millionths) + 500) / 1_000;
+        format!("{}.{}", tenths / 10, tenths % 10)
+    }
+}
+
+/// An event the engine has no counterpart for (the server adds it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("this event is written by the server, not the engine")]
+pub struct NotAnEngineEvent;
 
 impl From<hand::BlindKind> for BlindKind {
     fn from(b: hand::BlindKind) -> Self {
@@ -246,10 +279,12 @@ impl From<hand::Event> for Event {
     }
 }
 
-impl From<Event> for hand::Event {
-    fn from(e: Event) -> Self {
+impl TryFrom<Event> for hand::Event {
+    type Error = NotAnEngineEvent;
+
+    fn try_from(e: Event) -> Result<Self, NotAnEngineEvent> {
         use hand::Event as E;
-        match e {
+        Ok(match e {
             Event::HandStarted { button, stacks } => E::HandStarted { button, stacks },
             Event::BlindPosted {
                 seat,
@@ -303,6 +338,7 @@ impl From<Event> for hand::Event {
                 share: share.into(),
             },
             Event::HandEnded { stacks } => E::HandEnded { stacks },
-        }
+            Event::Equity { .. } => return Err(NotAnEngineEvent),
+        })
     }
 }

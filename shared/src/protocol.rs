@@ -12,9 +12,10 @@ use crate::pot::Pot;
 use crate::rules::{Chips, Stakes};
 use crate::table::SeatStatus;
 
-/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v1.jsonl`.
+/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v2.jsonl`
+/// (version 1 files still read: version 2 only added `format::Event::Equity`).
 /// A change to the layout is a new version (and the fixtures of the old one stay).
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;

@@ -40,7 +40,8 @@ pub fn project(event: &Event, viewer: Viewer) -> ViewEvent {
         | Event::Mucked { .. }
         | Event::RakeTaken { .. }
         | Event::PotAwarded { .. }
-        | Event::HandEnded { .. } => ViewEvent::Public(event.clone()),
+        | Event::HandEnded { .. }
+        | Event::Equity { .. } => ViewEvent::Public(event.clone()),
     }
 }
 

@@ -1030,14 +1030,18 @@ fn replay(text: &str) -> Result<(HandRecord, Vec<Chips>), String> {
 fn stored_hand_records_keep_their_format_byte_for_byte_and_old_ones_still_read() {
     let record = three_handed_no_limit();
     let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
-    common::golden("hand_record_v1.json", &text);
-    let fixture = common::read_fixture("hand_record_v1.json");
+    common::golden("hand_record_v2.json", &text);
+    let fixture = common::read_fixture("hand_record_v2.json");
     let read: HandRecord = serde_json::from_str(&fixture).unwrap();
     assert_eq!(read, record);
+    // Format 1 (before the equity event) reads as it was written: the same hand, format 1.
+    let v1 = common::read_fixture("hand_record_v1.json");
+    let read: HandRecord = serde_json::from_str(&v1).unwrap();
+    assert_eq!(read.format, 1);
+    assert_eq!(HandRecord { format: 2, ..read }, record);
     // Records stored before the format field existed are format 1.
-    let mut old: serde_json::Value = serde_json::from_str(&fixture).unwrap();
+    let mut old: serde_json::Value = serde_json::from_str(&v1).unwrap();
     old.as_object_mut().unwrap().remove("format");
     let read: HandRecord = serde_json::from_value(old).unwrap();
     assert_eq!(read.format, 1);
-    assert_eq!(read, record);
 }

@@ -1,7 +1,8 @@
 //! The wire protocol, pinned: one example of every server and client message, written by the
-//! code and compared byte for byte with `tests/fixtures/*_v1.jsonl`, then read back. Browsers
+//! code and compared byte for byte with `tests/fixtures/*_v2.jsonl`, then read back. Browsers
 //! still running the previous bundle talk to a new server during an upgrade, so a change here
-//! must be a deliberate new version, never an accident.
+//! must be a deliberate new version, never an accident; and every earlier version's files
+//! must still read.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
@@ -98,7 +99,7 @@ fn every_server_message_keeps_its_wire_format() {
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
     ];
-    common::golden("server_messages_v1.jsonl", &lines(&messages));
+    common::golden("server_messages_v2.jsonl", &lines(&messages));
 }
 
 #[test]
@@ -163,7 +164,7 @@ fn every_client_message_keeps_its_wire_format() {
         ClientMessage::Resync { table: t() },
         ClientMessage::Ping,
     ];
-    common::golden("client_messages_v1.jsonl", &lines(&messages));
+    common::golden("client_messages_v2.jsonl", &lines(&messages));
 }
 
 /// Every kind of hand event, as browsers receive it (inside `events` messages) and as hand
@@ -171,7 +172,7 @@ fn every_client_message_keeps_its_wire_format() {
 /// reach these bytes without a conversion saying so.
 #[test]
 fn every_hand_event_keeps_its_format() {
-    use shared::format::{Acted, BlindKind, Event, Share};
+    use shared::format::{Acted, BlindKind, Event, HandEquity, Share};
     use shared::hand::Street;
     use shared::pot::Pot;
     let cards = |text: &str| -> [shared::Card; 4] { shared::Card::parse_exact(text).unwrap() };
@@ -286,8 +287,23 @@ fn every_hand_event_keeps_its_format() {
         Event::HandEnded {
             stacks: vec![(3, 527), (0, 470)],
         },
+        Event::Equity {
+            street: Street::Flop,
+            hands: vec![
+                HandEquity {
+                    seat: 3,
+                    pot: 556_850,
+                    scoop: 419_024,
+                },
+                HandEquity {
+                    seat: 0,
+                    pot: 443_150,
+                    scoop: 305_302,
+                },
+            ],
+        },
     ];
-    common::golden("events_v1.jsonl", &lines(&events));
+    common::golden("events_v2.jsonl", &lines(&events));
 }
 
 /// The engine's events convert to the format and back without loss, for every kind a real
@@ -308,6 +324,31 @@ fn engine_events_round_trip_through_the_format() {
     }
     for e in events {
         let stored = shared::format::Event::from(&e);
-        assert_eq!(shared::hand::Event::from(stored), e);
+        assert_eq!(shared::hand::Event::try_from(stored), Ok(e));
     }
+}
+
+/// Version 1 (before `Event::Equity`): every line of its files still reads, and writes back
+/// byte for byte, since version 2 only added to it.
+#[test]
+fn version_1_messages_and_events_still_read_unchanged() {
+    fn same<T: Serialize + DeserializeOwned>(name: &str) {
+        for line in common::read_fixture(name).lines() {
+            let read: T =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: {e}: {line}"));
+            assert_eq!(serde_json::to_string(&read).unwrap(), line, "{name}");
+        }
+    }
+    same::<ServerMessage>("server_messages_v1.jsonl");
+    same::<ClientMessage>("client_messages_v1.jsonl");
+    same::<shared::format::Event>("events_v1.jsonl");
+}
+
+#[test]
+fn the_server_written_equity_event_has_no_engine_counterpart() {
+    let equity = shared::format::Event::Equity {
+        street: shared::hand::Street::Turn,
+        hands: Vec::new(),
+    };
+    assert!(shared::hand::Event::try_from(equity).is_err());
 }

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use crate::i18n::{self, Lang};
 use crate::labels::chips;
 use crate::pages::{
-    account::AccountPage, auth::AuthPage, hands::HandsPage, lobby::LobbyPage, replay::ReplayPage,
+    account::AccountPage, auth::AuthPage, equity::EquityPage, hands::HandsPage, lobby::LobbyPage,
+    replay::ReplayPage,
 };
 use crate::route::{self, Route};
 use crate::store::{self, Conn};
@@ -42,6 +43,7 @@ pub fn App() -> impl IntoView {
             Route::Hands => view! { <HandsPage /> }.into_any(),
             Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
             Route::Account => view! { <AccountPage /> }.into_any(),
+            Route::Equity => view! { <EquityPage /> }.into_any(),
         };
 
         let logout = move |_| {
@@ -68,6 +70,7 @@ pub fn App() -> impl IntoView {
                         <a href="#/hands" class:active=move || matches!(route.get(), Route::Hands | Route::Replay(_))>{t.my_hands}</a>
                         <a href="#/account" class:active=move || route.get() == Route::Account>{t.account}</a>
                     </Show>
+                    <a href="#/equity" class:active=move || route.get() == Route::Equity data-test="nav-equity">{t.equity}</a>
                 </nav>
                 <div class="spacer"></div>
                 <span class=move || conn().0 data-test="conn" title=move || conn().1>

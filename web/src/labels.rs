@@ -24,6 +24,26 @@ pub fn chips(amount: Chips) -> String {
     out
 }
 
+/// A probability given in millionths as a percentage with `decimals` (at most 4) decimals,
+/// "55.7%" or "55,7 %". Integer arithmetic: float formatting costs the bundle kilobytes.
+pub fn percent(t: &Text, millionths: u32, decimals: u32) -> String {
+    let decimals = decimals.min(4);
+    let unit = 10u64.pow(4 - decimals);
+    let scaled = (u64::from(millionths) + unit / 2) / unit;
+    let scale = 10u64.pow(decimals);
+    let whole = scaled / scale;
+    if decimals == 0 {
+        return format!("{whole}{}", t.percent_sign);
+    }
+    let fraction = scaled % scale;
+    format!(
+        "{whole}{}{fraction:0width$}{}",
+        t.decimal_mark,
+        t.percent_sign,
+        width = decimals as usize
+    )
+}
+
 pub fn stakes(s: &Stakes) -> String {
     match s.structure {
         Structure::FixedLimit => format!("{}/{}", chips(s.small_bet), chips(s.big_bet)),
@@ -191,6 +211,21 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
             format!("{} — {hi}, {lo}", fill(t.log_shows, n, cards_text(cards)))
         }
         Event::Mucked { .. } => fill(t.log_mucks, n, ""),
+        Event::Equity { hands, .. } => {
+            let parts: Vec<String> = hands
+                .iter()
+                .zip(&entry.names)
+                .map(|(h, name)| {
+                    format!(
+                        "{name} {} ({} {})",
+                        percent(t, h.pot, 1),
+                        t.scoop,
+                        percent(t, h.scoop, 1)
+                    )
+                })
+                .collect();
+            format!("{}: {}", t.equity, parts.join(" · "))
+        }
         Event::RakeTaken { amount, .. } => fill(t.log_rake, n, chips(*amount)),
         Event::PotAwarded {
             pot,
@@ -216,6 +251,16 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
 mod tests {
     use super::*;
     use crate::i18n::{EN, FR, IT};
+
+    #[test]
+    fn percentages_round_and_follow_the_language() {
+        assert_eq!(percent(&EN, 556_850, 4), "55.6850%");
+        assert_eq!(percent(&EN, 556_850, 1), "55.7%");
+        assert_eq!(percent(&EN, 1_000_000, 1), "100.0%");
+        assert_eq!(percent(&EN, 4, 2), "0.00%");
+        assert_eq!(percent(&FR, 556_850, 1), "55,7\u{202f}%");
+        assert_eq!(percent(&IT, 50, 2), "0,01%");
+    }
 
     #[test]
     fn english_labels_match_the_engine() {

@@ -12,6 +12,7 @@ pub enum Route {
     Hands,
     Replay(String),
     Account,
+    Equity,
 }
 
 impl Route {
@@ -29,6 +30,7 @@ impl Route {
             (Some("hands"), Some(id)) if !id.is_empty() => Route::Replay(id.to_string()),
             (Some("hands"), _) => Route::Hands,
             (Some("account"), _) => Route::Account,
+            (Some("equity"), _) => Route::Equity,
             _ => Route::Lobby,
         }
     }
@@ -43,6 +45,7 @@ impl Route {
             Route::Hands => "#/hands".into(),
             Route::Replay(id) => format!("#/hands/{id}"),
             Route::Account => "#/account".into(),
+            Route::Equity => "#/equity".into(),
         }
     }
 }

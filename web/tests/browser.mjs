@@ -1,9 +1,10 @@
 // End-to-end browser test: two players register and play heads-up hands to showdown by
 // clicking the UI, one of them loses their connection mid-hand and must reconnect and resync
 // without a reload, an anonymous spectator watches and must never receive hidden hole cards,
-// a French browser sees French labels, and screenshots go to docs/screenshots/.
+// a French browser sees French labels, the equity calculator computes a known value in its
+// worker, and screenshots go to docs/screenshots/.
 //
-// usage: BASE=http://127.0.0.1:PORT TABLE=id node web/tests/browser.mjs
+// usage: BASE=http://127.0.0.1:PORT TABLE=id [SCOOP=target/release/scoop] node web/tests/browser.mjs
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -394,6 +395,45 @@ await a.fill('[data-test=change-password] input[name=new]', 'a brand new secret'
 await a.click('[data-test=change-password] button[type=submit]');
 await a.waitForSelector('[data-test=password-changed]', { timeout: 10000 });
 console.log('account: password changed from the account page');
+
+// The equity calculator, no account needed: the published heads-up example, exact, in the
+// page's Web Worker; then the same spot natively (`scoop equity`) for the speed ratio.
+const eq = await newPage();
+await eq.goto(`${BASE}/#/equity`);
+await eq.waitForSelector('[data-test=equity-page]');
+const handInputs = eq.locator('[data-test=equity-hand]');
+await handInputs.nth(0).fill('Ac2c3c4d');
+await handInputs.nth(1).fill('AcKhQsJs');
+await eq.click('[data-test=equity-compute]');
+await eq.waitForSelector('[data-test=equity-error]');
+const refused = await eq.locator('[data-test=equity-error]').textContent();
+if (!/twice/.test(refused)) fail(`a card typed twice should be refused, got "${refused}"`);
+await handInputs.nth(1).fill('');
+await handInputs.nth(1).focus();
+for (const card of ['Ks', 'Kh', 'Qs', 'Jc']) await eq.click(`[data-test=picker] [data-card=${card}]`);
+if ((await handInputs.nth(1).inputValue()) !== 'KsKhQsJc') fail('the card picker did not fill the focused hand');
+await handInputs.nth(1).fill('KsKhQsJs'); // typed over the picked cards: both ways fill a field
+const runs = [];
+for (let run = 1; run <= 5; run++) {
+  await eq.click('[data-test=equity-compute]');
+  await eq.waitForSelector(`[data-test=equity-method][data-reply="${run}"]`, { timeout: 60000 });
+  runs.push(Number(await eq.locator('[data-test=equity-method]').getAttribute('data-micros')));
+}
+const pot = await eq.locator('[data-test=equity-row]').first().getAttribute('data-pot');
+const potText = await eq.locator('[data-test=equity-pot]').first().textContent();
+if (pot !== '556850' || !potText.includes('55.6850%')) fail(`calculator shows ${potText} (${pot}), expected 55.6850%`);
+await eq.screenshot({ path: `${SHOTS}/equity.png` });
+const wasmMicros = Math.min(...runs);
+let nativeMicros = Infinity;
+if (process.env.SCOOP) {
+  const { execFileSync } = await import('node:child_process');
+  for (let i = 0; i < 5; i++) {
+    const out = JSON.parse(execFileSync(process.env.SCOOP, ['equity', 'Ac2c3c4d', 'KsKhQsJs', '--json']));
+    nativeMicros = Math.min(nativeMicros, out.micros);
+  }
+}
+console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMicros / 1000).toFixed(2)} ms in the browser (best of 5)` +
+  (Number.isFinite(nativeMicros) ? `, ${(nativeMicros / 1000).toFixed(2)} ms native, ${(wasmMicros / nativeMicros).toFixed(2)}x` : ''));
 
 // French.
 const fr = await newPage({ locale: 'fr-FR' });

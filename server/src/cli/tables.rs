@@ -71,6 +71,8 @@ pub struct AddTable {
     sit_out_minutes: Option<u32>,
     #[arg(long)]
     between_hands_ms: Option<u64>,
+    #[arg(long)]
+    run_out_street_ms: Option<u64>,
 }
 
 fn parse_structure(s: &str) -> Result<shared::rules::Structure, String> {
@@ -133,6 +135,7 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
                 sit_out_hands,
                 sit_out_minutes,
                 between_hands_ms,
+                run_out_street_ms,
                 ..
             } = *add;
             // clap requires these without --file.
@@ -166,6 +169,7 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
             t.sit_out_hands = sit_out_hands.unwrap_or(t.sit_out_hands);
             t.sit_out_minutes = sit_out_minutes.unwrap_or(t.sit_out_minutes);
             t.between_hands_ms = between_hands_ms.unwrap_or(t.between_hands_ms);
+            t.run_out_street_ms = run_out_street_ms.unwrap_or(t.run_out_street_ms);
             def::upsert(&pool, &t).await?;
             println!("table {id} open");
         }

@@ -81,6 +81,10 @@ pub struct TableDef {
     /// Pause between hands, so people can see the result.
     #[serde(default = "default_between_hands_ms")]
     pub between_hands_ms: u64,
+    /// Added to the pause for each street an all-in run-out deals, so viewers can follow the
+    /// board come out with each hand's equity (the browser shows a street a second).
+    #[serde(default = "default_run_out_street_ms")]
+    pub run_out_street_ms: u64,
 }
 
 fn default_seats() -> u8 {
@@ -100,6 +104,9 @@ fn default_sit_out_minutes() -> u32 {
 }
 fn default_between_hands_ms() -> u64 {
     2_000
+}
+fn default_run_out_street_ms() -> u64 {
+    1_000
 }
 
 #[derive(Deserialize)]
@@ -138,6 +145,7 @@ impl TableDef {
             sit_out_hands: default_sit_out_hands(),
             sit_out_minutes: default_sit_out_minutes(),
             between_hands_ms: default_between_hands_ms(),
+            run_out_street_ms: default_run_out_street_ms(),
         }
     }
 

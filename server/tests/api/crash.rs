@@ -103,6 +103,7 @@ async fn two_players_sitting(structure: Structure) -> Running {
     let (pool, url) = fresh_database().await;
     let mut t = TableDef::new("t", "t", structure, 5, 10);
     t.between_hands_ms = 50;
+    t.run_out_street_ms = 0;
     def::upsert(&pool, &t).await.unwrap();
     let (child, addr) = start(&url);
     wait_healthy(addr).await;

@@ -49,6 +49,7 @@ async fn slow_headers_and_a_websocket_flood_from_one_address_leave_everyone_else
     let (pool, url) = fresh_database().await;
     let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
     t.between_hands_ms = 50;
+    t.run_out_street_ms = 0;
     def::upsert(&pool, &t).await.unwrap();
     let mut cmd = Command::new("sh");
     cmd.args([

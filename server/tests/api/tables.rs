@@ -21,6 +21,7 @@ use crate::ws::{Client, connect, connect_with_origin, register};
 pub(crate) fn quick_table(id: &str, structure: Structure) -> TableDef {
     let mut t = TableDef::new(id, id, structure, 5, 10);
     t.between_hands_ms = 50;
+    t.run_out_street_ms = 0;
     t
 }
 
@@ -745,4 +746,112 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
     assert_eq!(me["on_tables"], 0, "cashed out: {me}");
     assert_eq!(me["balance"].as_i64().unwrap(), 10_000 + net);
     app.assert_balanced().await;
+}
+
+/// Plays `c`'s turns by raising all in (or calling when it cannot raise) until a hand ends.
+async fn shove(c: &mut Client, table: &str) {
+    let mut acted_at = None;
+    loop {
+        if let Some(view) = c.view.clone()
+            && let Some(legal) = view.legal
+            && acted_at != Some(c.seq)
+        {
+            acted_at = Some(c.seq);
+            let action = match legal.raise {
+                Ok(bounds) => Action::RaiseTo { to: bounds.max_to },
+                Err(_) => Action::Call,
+            };
+            c.send(&ClientMessage::Act {
+                table: table.into(),
+                hand: view.hand,
+                action,
+            })
+            .await;
+        }
+        let Some(msg) = c.recv().await else {
+            panic!("closed")
+        };
+        if let ServerMessage::Events { events, .. } = &msg
+            && events
+                .iter()
+                .any(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
+        {
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_all_in_run_out_shows_every_viewer_each_hands_equity_street_by_street() {
+    let HeadsUp {
+        app,
+        ann,
+        mut a,
+        mut b,
+        ..
+    } = heads_up(quick_table("t", Structure::NoLimit), 500).await;
+    let mut spectator = connect(&app, None).await;
+    spectator.watch("t").await;
+    let watching = async {
+        let mut seen = Vec::new();
+        loop {
+            let Some(ServerMessage::Events { events, .. }) = spectator.recv().await else {
+                continue;
+            };
+            let ended = events
+                .iter()
+                .any(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })));
+            seen.extend(events);
+            if ended {
+                return seen;
+            }
+        }
+    };
+    let (seen, _, _) = tokio::join!(watching, shove(&mut a, "t"), shove(&mut b, "t"));
+
+    let streets: Vec<_> = seen
+        .iter()
+        .filter_map(|e| match e {
+            ViewEvent::Public(Event::Equity { street, hands }) => Some((*street, hands.clone())),
+            _ => None,
+        })
+        .collect();
+    use shared::hand::Street;
+    assert_eq!(
+        streets.iter().map(|s| s.0).collect::<Vec<_>>(),
+        [Street::Preflop, Street::Flop, Street::Turn],
+        "{seen:?}"
+    );
+    for (_, hands) in &streets {
+        let seats: Vec<u8> = hands.iter().map(|h| h.seat).collect();
+        assert_eq!(seats.len(), 2);
+        assert!(seats.contains(&0) && seats.contains(&1));
+        let total: u32 = hands.iter().map(|h| h.pot).sum();
+        assert!(total.abs_diff(1_000_000) <= 1, "{hands:?}");
+    }
+
+    // The hand record keeps them, and a player's history shows them.
+    let record = records(&app, "t").await.remove(0);
+    let stored = record
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Equity { .. }))
+        .count();
+    assert_eq!(stored, 3);
+    assert_eq!(record.format, HandRecord::FORMAT);
+    let list: Value = app.get_as(&ann, "/api/hands").await.json().await.unwrap();
+    let id = list["hands"][0]["id"].as_str().unwrap().to_string();
+    let hand: Value = app
+        .get_as(&ann, &format!("/api/hands/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let equity_events = hand["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "equity")
+        .count();
+    assert_eq!(equity_events, 3);
 }

@@ -71,7 +71,7 @@ pub struct HandView {
 
 impl HandRecord {
     /// The format this code writes.
-    pub const FORMAT: u32 = 1;
+    pub const FORMAT: u32 = 2;
 
     fn first_format() -> u32 {
         1

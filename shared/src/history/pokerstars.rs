@@ -269,7 +269,9 @@ impl<'a> StarsHand<'a> {
             | Event::BlindPosted { .. }
             | Event::HoleCards { .. }
             | Event::HandsFaceUp { .. }
-            | Event::HandEnded { .. } => {}
+            | Event::HandEnded { .. }
+            // PokerStars' text has no equity line.
+            | Event::Equity { .. } => {}
         }
     }
 

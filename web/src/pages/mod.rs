@@ -1,5 +1,6 @@
 pub mod account;
 pub mod auth;
+pub mod equity;
 pub mod hands;
 pub mod lobby;
 pub mod replay;

@@ -12,7 +12,7 @@ use crate::api;
 use crate::i18n::{self, fill};
 use crate::labels::log_line;
 use crate::table::felt::Felt;
-use crate::table::state::{Award, LogEntry, Showdown, event_seat};
+use crate::table::state::{LogEntry, Showdown, event_seat};
 
 /// The table as it stood after each event: `frames[k]` follows the first `k` events.
 struct Frames {
@@ -129,35 +129,12 @@ fn frames(hand: &HandView) -> Frames {
                     s.bet = s.bet.saturating_sub(*amount);
                     s.stack += amount;
                 }
-                (
-                    Event::Shown {
-                        seat: n,
-                        cards,
-                        high,
-                        low,
-                    },
-                    Some(s),
-                ) => {
+                (Event::Shown { cards, .. }, Some(s)) => {
                     s.cards = Some(*cards);
-                    showdown.shown.push((*n, *high, *low));
                 }
                 (Event::Mucked { .. }, Some(s)) => s.live = false,
-                (
-                    Event::PotAwarded {
-                        pot,
-                        seat: n,
-                        amount,
-                        share,
-                    },
-                    Some(s),
-                ) => {
+                (Event::PotAwarded { amount, .. }, Some(s)) => {
                     s.stack += amount;
-                    showdown.awards.push(Award {
-                        pot: *pot,
-                        seat: *n,
-                        amount: *amount,
-                        share: *share,
-                    });
                 }
                 (Event::PotsGathered { pots }, _) => {
                     view.pots = pots.clone();
@@ -190,10 +167,26 @@ fn frames(hand: &HandView) -> Frames {
             },
             _ => {}
         }
+        if let ViewEvent::Public(e) = event {
+            showdown.follow(e);
+        }
+        let names = match event {
+            ViewEvent::Public(Event::Equity { hands, .. }) => hands
+                .iter()
+                .map(|h| {
+                    view.seats
+                        .get(usize::from(h.seat))
+                        .and_then(|s| s.as_ref().map(|s| s.name.clone()))
+                        .unwrap_or_default()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         out.log.push(LogEntry {
             hand: hand.number,
             event: event.clone(),
             name,
+            names,
         });
         out.views.push(view.clone());
         out.showdowns.push(showdown.clone());

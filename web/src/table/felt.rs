@@ -1,6 +1,7 @@
 //! The felt: an oval with the seats around it, the viewer's own seat at the bottom; bets in
 //! front of the seats, the board and pots in the middle, the button and blind markers, the
-//! clock ring on the seat to act, and at the showdown who won which half with what.
+//! clock ring on the seat to act, each face-up hand's equity during an all-in run-out, and at
+//! the showdown who won which half with what.
 
 use leptos::prelude::*;
 use shared::protocol::{Clock, SeatView, TableView};
@@ -91,6 +92,9 @@ pub fn Felt(
                     .map(|(_, h, l)| (*h, *l))
             })
         });
+        let equity = Memo::new(move |_| {
+            showdown.with(|s| s.equity.iter().find(|e| e.seat == seat).copied())
+        });
         let marker = move || {
             view.with(|v| {
                 if !v.hand_running && v.board.is_empty() {
@@ -162,6 +166,11 @@ pub fn Felt(
                     view! { <div class="labels" data-test="hand-labels"><span class="hi">{hi}</span><span class="lo">{lo}</span></div> }
                 })}
                 {move || won.with(|w| (!w.is_empty()).then(|| view! { <div class="award" data-test="award">{w.join(" · ")}</div> }))}
+                {move || equity.get().map(|e| view! {
+                    <div class="seat-equity" data-test="equity" title=t.equity>
+                        <b>{labels::percent(t, e.pot, 1)}</b>" "<small>{t.scoop}" "{labels::percent(t, e.scoop, 1)}</small>
+                    </div>
+                })}
             </div>
             {move || occupant.get().filter(|s| s.bet > 0).map(|s| view! {
                 <div class="bet" style=bet_style><i class="chip"></i>{chips(s.bet)}</div>

@@ -54,12 +54,51 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
             .table
             .with(|s| s.as_ref().and_then(|s| s.view.clone()))
     });
-    let view = Signal::derive(move || view_sig.get().unwrap_or_else(placeholder));
-    let showdown = Memo::new(move |_| {
-        store
-            .table
-            .with(|s| s.as_ref().map(|s| s.showdown.clone()).unwrap_or_default())
+    // An all-in run-out is shown a street at a time: `now` ticks while one is on screen.
+    let now = RwSignal::new(js_sys::Date::now());
+    if let Ok(handle) = set_interval_with_handle(
+        move || {
+            if store
+                .table
+                .with_untracked(|s| s.as_ref().is_some_and(|s| s.run_out.is_some()))
+            {
+                now.set(js_sys::Date::now());
+            }
+        },
+        std::time::Duration::from_millis(200),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+    let run_out_step = Memo::new(move |_| {
+        let at = now.get();
+        store.table.with(|s| {
+            let run_out = s.as_ref()?.run_out.as_ref()?;
+            Some((run_out.clone(), run_out.step(at.max(js_sys::Date::now()))?))
+        })
     });
+    let view = Signal::derive(move || {
+        let view = view_sig.get().unwrap_or_else(placeholder);
+        match run_out_step.get() {
+            Some((run_out, step)) => run_out.view_at(step, &view),
+            None => view,
+        }
+    });
+    let showdown = Memo::new(move |_| match run_out_step.get() {
+        Some((run_out, step)) => run_out.showdown_at(step),
+        None => store
+            .table
+            .with(|s| s.as_ref().map(|s| s.showdown.clone()).unwrap_or_default()),
+    });
+    // A click on the felt skips the rest of a run-out.
+    let skip_run_out = move |_| {
+        if run_out_step.with_untracked(Option::is_some) {
+            store.table.update(|s| {
+                if let Some(s) = s {
+                    s.run_out = None;
+                }
+            });
+        }
+    };
     let clock = Memo::new(move |_| {
         store
             .table
@@ -133,7 +172,9 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         <section class="table-page">
             <h1 class="table-title">{title}</h1>
             <Show when=move || loaded.get() fallback=move || view! { <p>{t.loading}</p> }>
-                <Felt view showdown=showdown.into() clock=clock.into() on_sit />
+                <div class="felt-click" on:click=skip_run_out>
+                    <Felt view showdown=showdown.into() clock=clock.into() on_sit />
+                </div>
             </Show>
             <div class="under">
                 <div class="controls">

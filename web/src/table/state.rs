@@ -2,7 +2,7 @@
 //! alone does not say (the hand log, chat, who won what at the showdown).
 
 use shared::eval::{HighValue, LowValue};
-use shared::format::{Event, Share};
+use shared::format::{Event, HandEquity, Share};
 use shared::protocol::{Clock, ErrorCode, ServerMessage, TableId, TableView, ViewEvent};
 use shared::rules::Chips;
 
@@ -16,6 +16,8 @@ pub struct LogEntry {
     pub event: ViewEvent,
     /// The name of the seat the event is about, as it was when it happened.
     pub name: String,
+    /// For an event about several seats (equity), their names in the event's order.
+    pub names: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,11 +28,141 @@ pub struct Award {
     pub share: Share,
 }
 
-/// The showdown of the last hand, shown until the next one starts.
+/// The showdown of the last hand, shown until the next one starts; before it, during an
+/// all-in run-out, each face-up hand's equity with the board so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Showdown {
     pub shown: Vec<(u8, HighValue, Option<LowValue>)>,
     pub awards: Vec<Award>,
+    pub equity: Vec<HandEquity>,
+}
+
+impl Showdown {
+    /// Follows one event of a hand (the live table and the replayer share this).
+    pub fn follow(&mut self, event: &Event) {
+        match event {
+            Event::HandStarted { .. } => *self = Showdown::default(),
+            Event::Shown {
+                seat, high, low, ..
+            } => self.shown.push((*seat, *high, *low)),
+            Event::PotAwarded {
+                pot,
+                seat,
+                amount,
+                share,
+            } => self.awards.push(Award {
+                pot: *pot,
+                seat: *seat,
+                amount: *amount,
+                share: *share,
+            }),
+            // A new street makes the last equity stale; the server's next one follows it.
+            Event::BoardDealt { .. } => self.equity.clear(),
+            Event::Equity { hands, .. } => self.equity = hands.clone(),
+            _ => {}
+        }
+    }
+}
+
+/// Time each street of an all-in run-out stays on screen before the next card comes.
+pub const RUN_OUT_STEP_MS: f64 = 1_000.0;
+
+/// An all-in run-out arrives in one message (the engine deals it at once); the table shows it
+/// a street at a time, with each hand's equity, then the showdown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOut {
+    /// `Date.now()` when it arrived.
+    pub started: u64,
+    /// Board cards shown and the equity at each step before the showdown.
+    pub steps: Vec<(usize, Vec<HandEquity>)>,
+    /// What each seat won, held back from its stack until the showdown is shown.
+    pub won: Vec<(u8, Chips)>,
+}
+
+impl RunOut {
+    /// The run-out in a message's events, if there is one. `board` is the board at the end,
+    /// `at` the time (`Date.now()`).
+    fn find(events: &[ViewEvent], board: usize, at: f64) -> Option<RunOut> {
+        let public = || {
+            events.iter().filter_map(|e| match e {
+                ViewEvent::Public(e) => Some(e),
+                ViewEvent::Dealt(_) => None,
+            })
+        };
+        let dealt: usize = public()
+            .map(|e| match e {
+                Event::BoardDealt { cards, .. } => cards.len(),
+                _ => 0,
+            })
+            .sum();
+        let mut shown = board.checked_sub(dealt)?;
+        let mut steps: Vec<(usize, Vec<HandEquity>)> = Vec::new();
+        let mut face_up = false;
+        let mut won: Vec<(u8, Chips)> = Vec::new();
+        for e in public() {
+            match e {
+                Event::HandsFaceUp { .. } => {
+                    face_up = true;
+                    steps.push((shown, Vec::new()));
+                }
+                Event::BoardDealt { cards, .. } => {
+                    shown += cards.len();
+                    if face_up && shown < 5 {
+                        steps.push((shown, Vec::new()));
+                    }
+                }
+                Event::Equity { hands, .. } => {
+                    if let Some(step) = steps.last_mut() {
+                        step.1 = hands.clone();
+                    }
+                }
+                Event::PotAwarded { seat, amount, .. } => {
+                    match won.iter_mut().find(|w| w.0 == *seat) {
+                        Some(w) => w.1 += amount,
+                        None => won.push((*seat, *amount)),
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Only a run-out that deals something is worth pacing.
+        (face_up && shown > steps.first()?.0).then_some(RunOut {
+            started: at as u64,
+            steps,
+            won,
+        })
+    }
+
+    /// The step on screen at `at` (`Date.now()`), `None` once the showdown is.
+    pub fn step(&self, at: f64) -> Option<usize> {
+        let step = ((at - self.started as f64) / RUN_OUT_STEP_MS).max(0.0) as usize;
+        (step < self.steps.len()).then_some(step)
+    }
+
+    /// `view` as it stood at `step`: the board so far, the stacks before the awards.
+    pub fn view_at(&self, step: usize, view: &TableView) -> TableView {
+        let mut view = view.clone();
+        if let Some(&(board, _)) = self.steps.get(step) {
+            view.board.truncate(board);
+        }
+        for seat in view.seats.iter_mut().flatten() {
+            if let Some(&(_, won)) = self.won.iter().find(|w| w.0 == seat.seat) {
+                seat.stack = seat.stack.saturating_sub(won);
+            }
+        }
+        view
+    }
+
+    pub fn showdown_at(&self, step: usize) -> Showdown {
+        Showdown {
+            equity: self
+                .steps
+                .get(step)
+                .map(|s| s.1.clone())
+                .unwrap_or_default(),
+            ..Showdown::default()
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +178,8 @@ pub struct TableState {
     pub log: Vec<LogEntry>,
     pub chat: Vec<(String, String)>,
     pub showdown: Showdown,
+    /// An all-in run-out being shown street by street.
+    pub run_out: Option<RunOut>,
     pub error: Option<(ErrorCode, String)>,
 }
 
@@ -81,6 +215,7 @@ impl TableState {
             log: Vec::new(),
             chat: Vec::new(),
             showdown: Showdown::default(),
+            run_out: None,
             error: None,
         }
     }
@@ -120,6 +255,9 @@ impl TableState {
                 clock,
             } if table == self.id => {
                 let gap = self.gap(seq);
+                if let Some(run_out) = RunOut::find(&events, view.board.len(), now()) {
+                    self.run_out = Some(run_out);
+                }
                 for event in events {
                     self.record(event, &view);
                 }
@@ -188,37 +326,117 @@ impl TableState {
 
     fn record(&mut self, event: ViewEvent, next: &TableView) {
         let hand = next.hand;
-        match &event {
-            ViewEvent::Public(Event::HandStarted { .. }) => {
-                self.showdown = Showdown::default();
+        if let ViewEvent::Public(e) = &event {
+            if matches!(e, Event::HandStarted { .. }) {
                 self.error = None;
+                self.run_out = None;
             }
-            ViewEvent::Public(Event::Shown {
-                seat, high, low, ..
-            }) => {
-                self.showdown.shown.push((*seat, *high, *low));
-            }
-            ViewEvent::Public(Event::PotAwarded {
-                pot,
-                seat,
-                amount,
-                share,
-            }) => {
-                self.showdown.awards.push(Award {
-                    pot: *pot,
-                    seat: *seat,
-                    amount: *amount,
-                    share: *share,
-                });
-            }
-            _ => {}
+            self.showdown.follow(e);
         }
         let name = event_seat(&event)
             .map(|s| self.name_of(s, next))
             .unwrap_or_default();
-        self.log.push(LogEntry { hand, event, name });
+        let names = match &event {
+            ViewEvent::Public(Event::Equity { hands, .. }) => {
+                hands.iter().map(|h| self.name_of(h.seat, next)).collect()
+            }
+            _ => Vec::new(),
+        };
+        self.log.push(LogEntry {
+            hand,
+            event,
+            name,
+            names,
+        });
         if self.log.len() > LOG_LINES {
             self.log.remove(0);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::card::Card;
+    use shared::hand::Street;
+
+    use super::*;
+
+    fn public(e: Event) -> ViewEvent {
+        ViewEvent::Public(e)
+    }
+
+    fn dealt(street: Street, cards: &str) -> ViewEvent {
+        public(Event::BoardDealt {
+            street,
+            cards: Card::parse_many(cards).unwrap_or_default(),
+        })
+    }
+
+    fn equity(pot: u32) -> ViewEvent {
+        public(Event::Equity {
+            street: Street::Flop,
+            hands: vec![HandEquity {
+                seat: 0,
+                pot,
+                scoop: 0,
+            }],
+        })
+    }
+
+    #[test]
+    fn an_all_in_before_the_flop_is_shown_a_street_a_second_then_the_showdown() {
+        let events = vec![
+            public(Event::HandsFaceUp { hands: Vec::new() }),
+            equity(500_000),
+            dealt(Street::Flop, "2h7dTs"),
+            equity(600_000),
+            dealt(Street::Turn, "9c"),
+            equity(700_000),
+            dealt(Street::River, "5h"),
+            public(Event::PotAwarded {
+                pot: 0,
+                seat: 0,
+                amount: 40,
+                share: Share::Whole,
+            }),
+        ];
+        let run_out = RunOut::find(&events, 5, 10_000.0).expect("a run-out");
+        let boards: Vec<usize> = run_out.steps.iter().map(|s| s.0).collect();
+        assert_eq!(boards, [0, 3, 4]);
+        assert_eq!(run_out.step(10_000.0), Some(0));
+        assert_eq!(run_out.step(11_500.0), Some(1));
+        assert_eq!(run_out.step(12_100.0), Some(2));
+        assert_eq!(run_out.step(13_000.0), None, "then the showdown");
+        assert_eq!(run_out.showdown_at(1).equity[0].pot, 600_000);
+        assert!(
+            run_out.showdown_at(1).awards.is_empty(),
+            "no winner before the river"
+        );
+        assert_eq!(run_out.won, [(0, 40)]);
+    }
+
+    #[test]
+    fn a_showdown_without_cards_to_come_is_not_paced() {
+        let events = vec![
+            dealt(Street::River, "5h"),
+            public(Event::HandsFaceUp { hands: Vec::new() }),
+        ];
+        assert_eq!(RunOut::find(&events, 5, 0.0), None);
+        assert_eq!(RunOut::find(&[dealt(Street::Flop, "2h7dTs")], 3, 0.0), None);
+    }
+
+    #[test]
+    fn equity_goes_stale_when_the_next_card_comes() {
+        let mut showdown = Showdown::default();
+        let ViewEvent::Public(e) = equity(550_000) else {
+            unreachable!()
+        };
+        showdown.follow(&e);
+        assert_eq!(showdown.equity.len(), 1);
+        let ViewEvent::Public(river) = dealt(Street::River, "5h") else {
+            unreachable!()
+        };
+        showdown.follow(&river);
+        assert!(showdown.equity.is_empty());
     }
 }

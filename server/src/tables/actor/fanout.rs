@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use shared::format;
-use shared::hand::Event;
+
 use shared::protocol::{Clock, ServerMessage};
 use shared::table::Table;
 use shared::view::{Viewer, project, table_view};
@@ -109,8 +109,7 @@ impl Watchers {
     /// spectators share one, each seat has its own); a watcher whose queue is full is marked
     /// and, once it has room, gets the current snapshot, also built once per audience.
     /// Returns the number of messages serialised.
-    pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[Event]) -> usize {
-        let events: Vec<format::Event> = events.iter().map(format::Event::from).collect();
+    pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
         let mut built: HashMap<(Viewer, bool), Arc<str>> = HashMap::new();
         for players_pass in [true, false] {
             for w in self.map.values_mut() {
@@ -127,7 +126,7 @@ impl Watchers {
                         if w.stale {
                             frame.snapshot(viewer)
                         } else {
-                            frame.events(&events, viewer)
+                            frame.events(events, viewer)
                         }
                     })
                     .clone();

@@ -34,7 +34,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use shared::hand::{Action, Event};
+use shared::format;
+use shared::hand::Action;
 use shared::protocol::{LobbyTable, PreAction};
 use shared::table::{PlayerId, SeatStatus, Table};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -311,7 +312,7 @@ impl TableActor {
     }
 
     /// Sends this change to every watcher (see `fanout`).
-    fn broadcast(&mut self, events: &[Event]) {
+    fn broadcast(&mut self, events: &[format::Event]) {
         self.seq += 1;
         let frame = Frame {
             table_id: &self.id,

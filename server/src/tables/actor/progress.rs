@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use shared::card::Deck;
+use shared::equity::with_run_out_equity;
 use shared::format;
 use shared::hand::Event;
 use shared::protocol::{ErrorCode, ServerMessage};
@@ -30,14 +31,15 @@ impl TableActor {
     /// chips in its balance.
     pub(super) async fn changed_leaving(
         &mut self,
-        mut events: Vec<Event>,
+        mut engine_events: Vec<Event>,
         mut leaver: Option<Gone>,
     ) {
         loop {
+            let mut events: Vec<format::Event> =
+                engine_events.iter().map(format::Event::from).collect();
             if let Some(h) = &mut self.hand {
-                h.record
-                    .events
-                    .extend(events.iter().map(format::Event::from));
+                events = with_equity(&h.record.events, events).await;
+                h.record.events.extend(events.iter().cloned());
             }
             if self.hand.is_some() && !self.table.hand_running() {
                 let starting = self.table.hand().map(|h| h.starting_stacks());
@@ -76,7 +78,7 @@ impl TableActor {
                 Some((seat, action)) => match self.table.act(seat, action) {
                     Ok(more) => {
                         self.charge_clock(seat);
-                        events = more;
+                        engine_events = more;
                     }
                     Err(_) => return,
                 },
@@ -174,7 +176,8 @@ impl TableActor {
         self.metrics.hand_duration.observe(now - running.started);
         self.lobby.stats.finished(now, pot);
         self.metrics.hands_finished.inc();
-        self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms);
+        let run_out = run_out_streets(&running.record.events) * self.def.run_out_street_ms;
+        self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms + run_out);
         settled == Settled::Committed
     }
 
@@ -187,5 +190,64 @@ impl TableActor {
         self.sat_out.track(&self.table, Instant::now());
         self.broadcast(&[]);
         self.publish_lobby();
+    }
+}
+
+/// `events` with each face-up hand's equity at every street of an all-in run-out
+/// (`shared::equity::with_run_out_equity`). Exact enumeration takes up to a few milliseconds
+/// (three hands all in before the flop), so it runs on the blocking pool, not on the tokio
+/// worker that serves other tables; the table waits for it as it waits for its writes.
+async fn with_equity(record: &[format::Event], events: Vec<format::Event>) -> Vec<format::Event> {
+    let face_up = |e: &format::Event| matches!(e, format::Event::HandsFaceUp { .. });
+    let dealt = |e: &format::Event| matches!(e, format::Event::BoardDealt { .. });
+    let runs_out =
+        events.iter().any(face_up) || (events.iter().any(dealt) && record.iter().any(face_up));
+    if !runs_out {
+        return events;
+    }
+    let record = record.to_vec();
+    let fallback = events.clone();
+    tokio::task::spawn_blocking(move || with_run_out_equity(&record, events))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "equity computation failed; the run-out is shown without it");
+            fallback
+        })
+}
+
+/// Streets dealt after the hands were turned face up (an all-in run-out).
+fn run_out_streets(events: &[format::Event]) -> u64 {
+    events
+        .iter()
+        .skip_while(|e| !matches!(e, format::Event::HandsFaceUp { .. }))
+        .filter(|e| matches!(e, format::Event::BoardDealt { .. }))
+        .count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::card::Card;
+    use shared::format::Event;
+    use shared::hand::Street;
+
+    use super::run_out_streets;
+
+    fn dealt(street: Street, cards: &str) -> Event {
+        Event::BoardDealt {
+            street,
+            cards: Card::parse_many(cards).unwrap_or_default(),
+        }
+    }
+
+    #[test]
+    fn only_streets_dealt_after_the_hands_are_face_up_lengthen_the_pause() {
+        let face_up = Event::HandsFaceUp { hands: Vec::new() };
+        let flop = dealt(Street::Flop, "2h7dTs");
+        let turn = dealt(Street::Turn, "9c");
+        let river = dealt(Street::River, "5h");
+        let played_out = [flop.clone(), turn.clone(), river.clone()];
+        assert_eq!(run_out_streets(&played_out), 0);
+        let all_in_on_the_flop = [flop, face_up, turn, river];
+        assert_eq!(run_out_streets(&all_in_on_the_flop), 2);
     }
 }

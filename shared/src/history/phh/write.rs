@@ -315,7 +315,9 @@ fn actions(view: &HandView, players: &Players) -> Result<Vec<String>, ExportErro
             | Event::HoleCards { .. }
             | Event::RakeTaken { .. }
             | Event::PotAwarded { .. }
-            | Event::HandEnded { .. } => {}
+            | Event::HandEnded { .. }
+            // PHH has no field for it; any reader can recompute it from the cards.
+            | Event::Equity { .. } => {}
         }
     }
     Ok(lines)
