@@ -50,6 +50,9 @@ hands=$(sed -n 's/.*"hands": \([0-9]*\).*/\1/p' <<<"$report")
 [ "${hands:-0}" -ge 1 ] || { echo "no hand was played"; exit 1; }
 # /metrics is on its own address, not the public one.
 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics" | grep -qv '^200$' || { echo "/metrics is public"; exit 1; }
-curl -fs "http://127.0.0.1:$metrics_port/metrics" | grep -q '^scoop_hands_dealt_total [1-9]' || { echo "metrics do not count hands"; exit 1; }
+# Read the whole page first: `curl | grep -q` under pipefail fails whenever grep stops reading
+# before curl has written everything (curl then exits 23 on the closed pipe).
+metrics=$(curl -fs "http://127.0.0.1:$metrics_port/metrics")
+grep -q '^scoop_hands_dealt_total [1-9]' <<<"$metrics" || { echo "metrics do not count hands"; exit 1; }
 psql "$base/$db" -qAtc "select count(*) from hands where status = 'complete'" | grep -qv '^0$'
 echo "container smoke test: ok ($hands hands over real sockets)"
