@@ -111,6 +111,8 @@ pub enum TableError {
     },
     #[error("a top-up may bring the stack to at most {max} chips")]
     TopUpTooLarge { max: Chips },
+    #[error("you have no chips at this table: rebuy before sitting in")]
+    NoChips,
     #[error("that can only be done between hands")]
     HandInProgress,
     #[error("a hand is already running")]
@@ -318,6 +320,11 @@ impl Table {
             Some(None) => return Err(TableError::SeatEmpty(seat)),
             Some(Some(s)) => s.stack,
         };
+        let min = self.config.min_buy_in;
+        if stack == 0 && amount > 0 && amount < min {
+            // A rebuy after going broke is a buy-in (docs/rules.md §7.9).
+            return Err(TableError::BuyInOutOfRange { amount, min, max });
+        }
         match stack.checked_add(amount) {
             Some(total) if amount > 0 && total <= max => Ok(()),
             _ => Err(TableError::TopUpTooLarge { max }),
@@ -479,9 +486,15 @@ impl Table {
     }
 
     /// Comes back: plays at once when no blind is owed, otherwise posts what is owed
-    /// (`post_now`) or waits for the big blind.
+    /// (`post_now`) or waits for the big blind. Refused with no chips (docs/rules.md §7.7).
     pub fn sit_in(&mut self, seat: u8, post_now: bool) -> Result<(), TableError> {
+        // An all-in player has no chips behind but is still in the hand, and may take back
+        // a sit-out asked for next hand.
+        let in_hand = self.in_hand(seat);
         let s = self.seat_mut(seat)?;
+        if s.stack == 0 && !in_hand {
+            return Err(TableError::NoChips);
+        }
         s.sit_out_next = false;
         s.hands_sat_out = 0;
         if s.status == SeatStatus::SittingOut {

@@ -3,7 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-use shared::hand::{Action, BlindKind, Event};
+use shared::Card;
+use shared::hand::{Action, BlindKind, Event, deck_for};
 use shared::table::{Deal, Leave, PlayerId, Positions, SeatStatus, Table, TableConfig, TableError};
 use shared::{Chips, Deck, Stakes};
 
@@ -321,6 +322,101 @@ fn rule_7_top_up_only_between_hands_and_up_to_the_maximum() {
     );
     t.top_up(0, 1000 - stack).unwrap();
     assert_eq!(t.seat(0).unwrap().stack, 1000);
+}
+
+/// Both players push every chip in before the flop on a board with no low, where one hand
+/// makes aces full; returns the seat left with nothing.
+fn bust_one_of_two(t: &mut Table) -> u8 {
+    let holes = [
+        Card::parse_exact::<4>("AsAhKsKh").unwrap(),
+        Card::parse_exact::<4>("7c7d2c2d").unwrap(),
+    ];
+    let board = Card::parse_many("AdKd9sJcQh").unwrap();
+    t.start_hand(deck_for(&holes, &board).unwrap()).unwrap();
+    while let Some(l) = t.hand().and_then(|h| h.legal()) {
+        let action = match l.raise {
+            Ok(b) => Action::RaiseTo { to: b.max_to },
+            Err(_) => Action::Call,
+        };
+        t.act(l.seat, action).unwrap();
+    }
+    (0..2)
+        .find(|&s| t.seat(s).unwrap().stack == 0)
+        .expect("one hand scoops")
+}
+
+#[test]
+fn rule_7_a_broke_player_rebuys_a_whole_buy_in_before_sitting_in() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 1, false);
+    let broke = bust_one_of_two(&mut t);
+    assert_eq!(t.seat(broke).unwrap().status, SeatStatus::SittingOut);
+    assert_eq!(t.sit_in(broke, true), Err(TableError::NoChips));
+    assert_eq!(t.seat(broke).unwrap().status, SeatStatus::SittingOut);
+    // §7.9: 100 is this table's minimum buy-in.
+    assert_eq!(
+        t.top_up(broke, 99),
+        Err(TableError::BuyInOutOfRange {
+            amount: 99,
+            min: 100,
+            max: 1000
+        })
+    );
+    assert_eq!(t.seat(broke).unwrap().stack, 0);
+    assert_eq!(
+        t.top_up(broke, 1001),
+        Err(TableError::TopUpTooLarge { max: 1000 })
+    );
+    t.top_up(broke, 100).unwrap();
+    t.sit_in(broke, true).unwrap();
+    assert_ne!(t.seat(broke).unwrap().status, SeatStatus::SittingOut);
+}
+
+#[test]
+fn rule_7_a_short_stack_may_top_up_by_less_than_a_buy_in() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 1, false);
+    play_hand(&mut t);
+    let short = (0..2).find(|&s| t.seat(s).unwrap().stack < 500).unwrap();
+    t.top_up(short, 1).unwrap();
+}
+
+#[test]
+fn rule_7_an_all_in_player_may_take_back_a_sit_out_during_the_hand() {
+    let mut t = table(6);
+    t.sit(0, PlayerId(100), "short".into(), 100, true).unwrap();
+    for seat in [1, 2] {
+        t.sit(
+            seat,
+            PlayerId(100 + u128::from(seat)),
+            format!("p{seat}"),
+            1000,
+            true,
+        )
+        .unwrap();
+    }
+    t.start_hand(Deck::ordered()).unwrap();
+    while let Some(l) = t.hand().and_then(|h| h.legal()) {
+        if t.seat(0).unwrap().stack == 0 {
+            break;
+        }
+        let action = if l.seat == 0 {
+            Action::RaiseTo {
+                to: l.raise.unwrap().max_to,
+            }
+        } else {
+            Action::Call
+        };
+        t.act(l.seat, action).unwrap();
+    }
+    assert!(t.hand_running());
+    assert_eq!(t.seat(0).unwrap().stack, 0);
+    t.sit_out(0).unwrap();
+    assert!(t.seat(0).unwrap().sit_out_next);
+    t.sit_in(0, false).unwrap();
+    assert!(!t.seat(0).unwrap().sit_out_next);
 }
 
 #[test]

@@ -58,7 +58,7 @@ impl TableActor {
                     let stack = self.table.seat(seat).map_or(0, |s| s.stack);
                     if stack < config.min_buy_in {
                         let amount = buy_in - stack.min(buy_in);
-                        if amount > 0 {
+                        if amount > 0 && self.table.can_top_up(seat, amount).is_ok() {
                             let _ = self.ledger.fund_house_bot(bot.id, amount).await;
                             let key = format!("bot-top-up:{}", Uuid::new_v4());
                             if self
