@@ -47,6 +47,16 @@ seats = 6
 clock_secs = 20
 time_bank_secs = 10
 between_hands_ms = 2500
+
+# Heads-up no limit for the all-in run-out; one hand only.
+[[table]]
+id = "allin-test"
+name = "All-in test"
+structure = "no_limit"
+small_blind = 5
+big_blind = 10
+seats = 2
+between_hands_ms = 600000
 TOML
 
 "$scoop" serve --database-url "$db_url" --tables "$work/tables.toml" --web-dir web/dist \

@@ -240,6 +240,8 @@ const handOf = (page) => page.getAttribute('[data-test=felt]', 'data-hand').then
 const visible = (page, sel) => page.locator(sel).first().isVisible().catch(() => false);
 
 let playShot = false;
+let freeFoldsAsked = 0;
+let clockChecked = false;
 let showdownShot = null;
 const seenHands = new Set();
 const deadline = Date.now() + 240000;
@@ -255,6 +257,33 @@ while (Date.now() < deadline) {
     if (page === b && dropHand === null && seenHands.size >= 2) {
       await dropConnection(b);
       if (!(await visible(page, '[data-test=actions]'))) continue;
+    }
+    if (!clockChecked) {
+      // The clock bar drains at the pace of the seconds shown, and leaves the plate readable.
+      clockChecked = true;
+      const read = () => page.evaluate(() => {
+        const bar = document.querySelector('.seat.me [data-test=clock] .clock-bar');
+        const secs = document.querySelector('.seat.me [data-test=clock-secs]');
+        const plate = document.querySelector('.seat.me .plate')?.getBoundingClientRect();
+        const clock = document.querySelector('.seat.me [data-test=clock]')?.getBoundingClientRect();
+        if (!bar || !secs || !plate || !clock) return null;
+        const fill = bar.querySelector('i').getBoundingClientRect().width;
+        return {
+          percent: (100 * fill) / bar.getBoundingClientRect().width,
+          secs: parseInt(secs.textContent, 10),
+          covers: clock.top < plate.bottom - 1,
+        };
+      });
+      const first = await read();
+      await sleep(6000);
+      const later = await read();
+      if (!first || !later) fail('no clock shown on the seat to act');
+      if (first.covers) fail('the clock covers the name plate');
+      const expected = (100 * later.secs) / first.secs;
+      if (Math.abs(later.percent - expected) > 8) {
+        fail(`the clock bar shows ${later.percent.toFixed(0)}% left with ${later.secs}s of ${first.secs}s`);
+      }
+      console.log(`clock: ${later.secs}s of ${first.secs}s left, bar at ${later.percent.toFixed(0)}%`);
     }
     const board = await page.locator('[data-test=board] svg.card').count();
     // Spectators must see no face-up hole card while the hand is being played. The
@@ -277,13 +306,31 @@ while (Date.now() < deadline) {
       fail(`spectator page shows ${seen.faceUp} hole cards during hand ${current}`);
     }
     if (board >= 3 && !playShot) {
+      // The player's own hand strength, worked out in the browser; none for the spectator.
+      const line = await page.locator('[data-test=strength]').textContent({ timeout: 3000 })
+        .catch(() => fail('no hand-strength line on the flop'));
+      if (!/Hi: .+ · Lo: .+/.test(line)) fail(`hand-strength line reads "${line}"`);
+      if (await spectator.locator('[data-test=strength]').count()) fail('the spectator sees a hand-strength line');
+      console.log(`hand strength on the flop: ${line.trim()}`);
       await page.screenshot({ path: `${SHOTS}/table-in-play.png` });
       await spectator.screenshot({ path: `${SHOTS}/spectator.png` });
       playShot = true;
     }
     // Every third hand the first player to act folds, so some hole cards are never shown.
-    if (hand % 3 === 0 && await visible(page, '[data-test=fold]')) {
+    // Before the flop the first to act calls, so the big blind gets a free check to fold.
+    const free = (await page.getAttribute('[data-test=actions]', 'data-can-check').catch(() => null)) === 'true';
+    if (hand % 3 === 0 && board === 0 && !free) {
+      await page.click('[data-test=check-call]');
+    } else if (hand % 3 === 0 && await visible(page, '[data-test=fold]')) {
       await page.click('[data-test=fold]');
+      if (free) {
+        // Folding with a free check: the first press only asks, the second folds.
+        await sleep(150);
+        if (!(await visible(page, '[data-test=fold].confirm'))) fail('fold with a free check did not ask first');
+        if (!(await visible(page, '[data-test=actions]'))) fail('the first press of fold with a free check folded');
+        freeFoldsAsked += 1;
+        await page.click('[data-test=fold]');
+      }
     } else if (board === 3 && i === 0 && await visible(page, '[data-test=raise]')) {
       // Exercise the sizing controls: half pot, then raise.
       const half = page.locator('.presets button').nth(1);
@@ -313,6 +360,8 @@ if (seenHands.size < 3) fail(`only ${seenHands.size} hands were dealt`);
 if (!showdownShot) fail('no showdown was reached');
 if (!playShot) fail('never saw a flop with an action to take');
 if (dropHand === null) fail('the connection was never dropped');
+if (freeFoldsAsked === 0) fail('never folded with a free check');
+console.log(`fold with a free check: asked first, then folded (${freeFoldsAsked} times)`);
 if (lastHand <= dropHand) fail(`no hand after the reconnect (dropped in hand ${dropHand})`);
 if ((await b.evaluate(() => window.__noReload)) !== 1) fail('the page was reloaded after the reconnect');
 
@@ -395,6 +444,69 @@ await a.fill('[data-test=change-password] input[name=new]', 'a brand new secret'
 await a.click('[data-test=change-password] button[type=submit]');
 await a.waitForSelector('[data-test=password-changed]', { timeout: 10000 });
 console.log('account: password changed from the account page');
+
+// An all-in before the flop at a second table: a spectator sees the board come out a street
+// at a time with each hand's equity on its seat, then the showdown without it.
+{
+  const ALLIN = process.env.ALLIN_TABLE ?? 'allin-test';
+  const watcher = await newPage();
+  await watcher.goto(`${BASE}/#/table/${ALLIN}`);
+  await watcher.waitForSelector('[data-test=felt]');
+  for (const page of [a, b]) {
+    await page.goto(`${BASE}/#/table/${ALLIN}?sit`);
+    await page.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+    await page.click('[data-test=buy-in-ok]');
+    await page.waitForSelector('.seat.me', { timeout: 10000 });
+  }
+  const until = Date.now() + 30000;
+  let equitySeen = null;
+  while (Date.now() < until && !equitySeen) {
+    for (const page of [a, b]) {
+      if (!(await visible(page, '[data-test=actions]'))) continue;
+      const amount = page.locator('[data-test=amount]');
+      if (await amount.count()) {
+        await amount.fill(String(await amount.getAttribute('max')));
+        await page.click('[data-test=raise]');
+      } else {
+        await page.click('[data-test=check-call]');
+      }
+      await sleep(200);
+    }
+    const badges = await watcher.locator('[data-test=equity]').count();
+    if (badges > 0) {
+      equitySeen = { badges, board: await watcher.locator('[data-test=board] svg.card').count() };
+      await watcher.screenshot({ path: `${SHOTS}/all-in-equity.png` });
+    }
+    await sleep(100);
+  }
+  if (!equitySeen) fail('no equity shown to the spectator during the all-in run-out');
+  if (equitySeen.badges !== 2) fail(`expected both hands' equity, saw ${equitySeen.badges}`);
+  if (equitySeen.board >= 5) fail('equity was shown with the whole board out');
+  await watcher.waitForSelector('[data-test=award]', { timeout: 10000 });
+  if (await watcher.locator('[data-test=equity]').count()) fail('equity still shown at the showdown');
+  console.log(`all-in run-out: equity on ${equitySeen.badges} seats with ${equitySeen.board} board cards, then the showdown`);
+  // Whoever lost everything is offered a rebuy and is dealt in again after it. A split pot
+  // leaves both players with chips, and then there is nothing to rebuy.
+  await sleep(1000);
+  const stacks = [];
+  for (const page of [a, b]) stacks.push(await page.locator('.seat.me .stack').textContent());
+  const broke = [a, b].find((_, i) => stacks[i].trim() === '0');
+  if (broke) {
+    await broke.waitForSelector('[data-test=rebuy]', { timeout: 10000 })
+      .catch(() => fail('the broke player is not offered a rebuy'));
+    if (await visible(broke, '[data-test=sit-in]')) fail('a player with no chips is offered "sit in"');
+    const min = await broke.getAttribute('[data-test=rebuy-amount]', 'min');
+    await broke.click('[data-test=rebuy-ok]');
+    await broke.waitForFunction((m) => document.querySelector('.seat.me .stack')?.textContent.replace(/\D/g, '') === m,
+      min, { timeout: 10000 }).catch(() => fail(`the rebuy of ${min} did not reach the seat`));
+    await broke.waitForSelector('[data-test=sit-out]', { timeout: 10000 })
+      .catch(() => fail('the player who rebought was not sat in again'));
+    console.log(`rebuy: the broke player bought ${min} back in and sits in again`);
+  } else {
+    console.log(`rebuy: nobody went broke in the all-in hand (stacks ${stacks.join(', ')})`);
+  }
+  await watcher.close();
+}
 
 // The equity calculator, no account needed: the published heads-up example, exact, in the
 // page's Web Worker; then the same spot natively (`scoop equity`) for the speed ratio.

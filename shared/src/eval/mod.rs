@@ -16,9 +16,11 @@
 
 mod class;
 pub mod reference;
+mod strength;
 mod tables;
 mod value;
 
+pub use strength::{LowSoFar, Strength, strength};
 pub use value::{HandCategory, HighValue, LowValue};
 
 /// Builds the evaluator's lookup tables now (35-55 ms, about 1.2 MB) instead of during the

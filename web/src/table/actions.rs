@@ -58,7 +58,21 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
 
     let send =
         move |action: Action| view.with_untracked(|v| table.with_value(|id| act(v, action, id)));
-    let fold = move || send(Action::Fold);
+    // Folding when checking is free is legal but almost always a misclick: the first press
+    // (button or F) asks, the second folds. Each new decision asks again.
+    let confirming_fold = RwSignal::new(false);
+    Effect::new(move |_| {
+        legal.track();
+        confirming_fold.set(false);
+    });
+    let fold = move || {
+        let free = legal.get_untracked().is_some_and(|l| l.can_check);
+        if free && !confirming_fold.get_untracked() {
+            confirming_fold.set(true);
+        } else {
+            send(Action::Fold);
+        }
+    };
     let check_call = move || {
         if let Some(l) = legal.get_untracked() {
             send(if l.can_check {
@@ -107,11 +121,14 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
 
     view! {
         <Show when=move || legal.with(Option::is_some) fallback=|| ()>
-            <div class="actions" data-test="actions">
+            <div class="actions" data-test="actions"
+                data-can-check=move || legal.get().is_some_and(|l| l.can_check).to_string()>
                 <strong class="your-turn">{t.your_turn}</strong>
                 <div class="buttons">
                     <button class="fold" data-test="fold" on:click=move |_| fold()
-                        hidden=move || legal.get().is_some_and(|l| l.can_check)>{t.fold}" "<kbd>"F"</kbd></button>
+                        class:confirm=move || confirming_fold.get()>
+                        {move || if confirming_fold.get() { t.fold_free_confirm } else { t.fold }}" "<kbd>"F"</kbd>
+                    </button>
                     <button class="call" data-test="check-call" on:click=move |_| check_call()>
                         {move || match legal.get() {
                             Some(l) if l.can_check => t.check.to_string(),
@@ -220,6 +237,50 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
     let top_up = RwSignal::new(String::new());
     let top_up_error = RwSignal::new(None::<String>);
     let send = move |msg: fn(String) -> ClientMessage| socket::send(&msg(table.get_value()));
+    let balance = move || {
+        store
+            .user
+            .with_untracked(|u| u.as_ref().map_or(0, |u| u.balance.max(0) as Chips))
+    };
+
+    // Broke: a rebuy is a buy-in (docs/rules.md §7.9), and the player is dealt in again
+    // after it. The server takes the two requests in order.
+    let rebuy = RwSignal::new(String::new());
+    let buy_in_range = Memo::new(move |_| view.with(|v| (v.min_buy_in, v.max_buy_in)));
+    let do_rebuy = move |_| {
+        let (min, max) = buy_in_range.get_untracked();
+        let allowed = max.min(balance());
+        if allowed < min {
+            top_up_error.set(Some(t.rebuy_balance_short.replace("{a}", &chips(min))));
+            return;
+        }
+        let text = rebuy.get_untracked();
+        let amount = if text.trim().is_empty() {
+            Ok(min)
+        } else {
+            text.trim().parse::<Chips>()
+        };
+        match amount {
+            Ok(n) if (min..=allowed).contains(&n) => {
+                top_up_error.set(None);
+                socket::send(&ClientMessage::TopUp {
+                    table: table.get_value(),
+                    amount: n,
+                    request_id: socket::request_id(),
+                });
+                send(|table| ClientMessage::SitIn {
+                    table,
+                    post_now: true,
+                });
+                rebuy.set(String::new());
+            }
+            _ => top_up_error.set(Some(
+                t.invalid_amount
+                    .replace("{a}", &chips(min))
+                    .replace("{b}", &chips(allowed)),
+            )),
+        }
+    };
 
     let do_top_up = move |_| {
         let Some(seat) = me.get_untracked() else {
@@ -227,10 +288,7 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
         };
         let (max, _) = limits.get_untracked();
         let room = max.saturating_sub(seat.stack);
-        let balance = store
-            .user
-            .with_untracked(|u| u.as_ref().map_or(0, |u| u.balance.max(0) as Chips));
-        let allowed = room.min(balance);
+        let allowed = room.min(balance());
         match top_up.get_untracked().trim().parse::<Chips>() {
             Ok(n) if n >= 1 && n <= allowed => {
                 top_up_error.set(None);
@@ -253,14 +311,28 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
         {move || me.get().map(|seat| {
             let sitting_out = seat.status == SeatStatus::SittingOut;
             let in_hand = limits.get().1 && seat.live;
+            let broke = seat.stack == 0 && !in_hand;
             view! {
+                <Show when=move || broke>
+                    <div class="rebuy" data-test="rebuy" role="group" aria-label=t.rebuy>
+                        <strong>{t.out_of_chips}</strong>
+                        <input type="number" class="amount" data-test="rebuy-amount" aria-label=t.amount
+                            min=move || buy_in_range.get().0 max=move || buy_in_range.get().1 step="1"
+                            prop:value=move || { let r = rebuy.get(); if r.is_empty() { buy_in_range.get().0.to_string() } else { r } }
+                            on:input=move |ev| rebuy.set(event_target_value(&ev)) />
+                        <button class="primary" data-test="rebuy-ok" on:click=do_rebuy>{t.rebuy}</button>
+                        <small class="muted">{move || { let (a, b) = buy_in_range.get(); t.rebuy_range.replace("{a}", &chips(a)).replace("{b}", &chips(b)) }}</small>
+                    </div>
+                </Show>
                 <div class="seat-controls">
-                    {if sitting_out {
+                    {if broke {
+                        ().into_any()
+                    } else if sitting_out {
                         view! { <button data-test="sit-in" on:click=move |_| send(|table| ClientMessage::SitIn { table, post_now: true })>{t.sit_in}</button> }.into_any()
                     } else {
                         view! { <button data-test="sit-out" on:click=move |_| send(|table| ClientMessage::SitOut { table })>{t.sit_out}</button> }.into_any()
                     }}
-                    <Show when=move || !in_hand && seat.stack < limits.get().0>
+                    <Show when=move || !in_hand && !broke && seat.stack < limits.get().0>
                         <span class="top-up">
                             <input type="number" min="1" class="amount" aria-label=t.top_up
                                 prop:value=move || top_up.get() on:input=move |ev| top_up.set(event_target_value(&ev)) />

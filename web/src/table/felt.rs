@@ -1,6 +1,6 @@
 //! The felt: an oval with the seats around it, the viewer's own seat at the bottom; bets in
 //! front of the seats, the board and pots in the middle, the button and blind markers, the
-//! clock ring on the seat to act, each face-up hand's equity during an all-in run-out, and at
+//! clock bar under the seat to act, each face-up hand's equity during an all-in run-out, and at
 //! the showdown who won which half with what.
 
 use leptos::prelude::*;
@@ -42,6 +42,45 @@ fn ms_left(clock: &Clock, received_at: f64) -> f64 {
     (clock.remaining_ms as f64 - (js_sys::Date::now() - received_at)).max(0.0)
 }
 
+/// How often the countdown is redrawn; the clock bar glides from one redraw to the next.
+const TICK_MS: f64 = 500.0;
+
+/// The full length of the clock bar: the time that was left when this decision (or its time
+/// bank) was first seen. Another message about the same decision keeps it, so the bar drains
+/// at the rate the seconds count down however often the clock is sent again.
+#[derive(Clone, Copy, Default, PartialEq)]
+struct ClockSpan {
+    seat: u8,
+    in_time_bank: bool,
+    deadline: f64,
+    span_ms: f64,
+}
+
+impl ClockSpan {
+    fn follow(self, clock: &Clock, received_at: f64) -> ClockSpan {
+        let deadline = received_at + clock.remaining_ms as f64;
+        let same = self.span_ms > 0.0
+            && self.seat == clock.seat
+            && self.in_time_bank == clock.in_time_bank
+            && (deadline - self.deadline).abs() < 1500.0;
+        if same {
+            ClockSpan { deadline, ..self }
+        } else {
+            ClockSpan {
+                seat: clock.seat,
+                in_time_bank: clock.in_time_bank,
+                deadline,
+                span_ms: (clock.remaining_ms as f64).max(1.0),
+            }
+        }
+    }
+
+    /// The bar's length at the next redraw, in percent, for a CSS transition to reach.
+    fn percent_at_next_tick(&self, left_ms: f64) -> f64 {
+        ((left_ms - TICK_MS).max(0.0) / self.span_ms * 100.0).clamp(0.0, 100.0)
+    }
+}
+
 #[component]
 pub fn Felt(
     view: Signal<TableView>,
@@ -55,10 +94,17 @@ pub fn Felt(
     let tick = RwSignal::new(0u32);
     if let Ok(handle) = set_interval_with_handle(
         move || tick.update(|n| *n = n.wrapping_add(1)),
-        std::time::Duration::from_millis(500),
+        std::time::Duration::from_millis(TICK_MS as u64),
     ) {
         on_cleanup(move || handle.clear());
     }
+    let span = StoredValue::new(ClockSpan::default());
+    let clock_span = Memo::new(move |_| {
+        let (c, at) = clock.get()?;
+        let next = span.get_value().follow(&c, at);
+        span.set_value(next);
+        Some(next)
+    });
 
     let seat_count = Memo::new(move |_| view.with(|v| v.seat_count));
     let seat_at = move |seat: u8| view.with(|v| v.seats.get(usize::from(seat)).cloned().flatten());
@@ -146,18 +192,22 @@ pub fn Felt(
                     },
                 }}
                 {move || to_act.get().then(|| clock.get().filter(|(c, _)| c.seat == seat)).flatten().map(|(c, at)| {
-                    tick.track();
-                    let left = ms_left(&c, at);
-                    let seconds = (left / 1000.0).ceil() as u64;
+                    let left = move || {
+                        tick.track();
+                        ms_left(&c, at)
+                    };
+                    let seconds = move || (left() / 1000.0).ceil() as u64;
                     let bank = c.time_bank_ms / 1000;
+                    let bar = move || {
+                        let percent = clock_span.get().map_or(0.0, |s| s.percent_at_next_tick(left()));
+                        format!("width:{}%", percent.round() as u32)
+                    };
+                    // Under the name plate, so that the name and stack stay readable.
                     view! {
-                        <svg class="clock-ring" class:bank=c.in_time_bank viewBox="0 0 100 100" aria-hidden="true">
-                            <ellipse cx="50" cy="50" rx="48" ry="48" pathLength="100"
-                                style=format!("animation-duration:{}ms", left as u64) />
-                        </svg>
-                        <div class="clock-text" class:bank=c.in_time_bank data-test="clock">
-                            {seconds}"s"
-                            {(c.in_time_bank || bank > 0).then(|| view! { <small>{t.time_bank}" "{if c.in_time_bank { seconds } else { bank }}"s"</small> })}
+                        <div class="clock" class:bank=c.in_time_bank data-test="clock">
+                            <span class="clock-bar" aria-hidden="true"><i style=bar></i></span>
+                            <span class="clock-secs" data-test="clock-secs">{seconds}"s"</span>
+                            {(c.in_time_bank || bank > 0).then(|| view! { <small>{t.time_bank}" "{move || if c.in_time_bank { seconds() } else { bank }}"s"</small> })}
                         </div>
                     }
                 })}

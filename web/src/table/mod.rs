@@ -4,6 +4,7 @@
 pub mod actions;
 pub mod felt;
 pub mod state;
+pub mod strength;
 
 use leptos::prelude::*;
 use shared::protocol::{ClientMessage, MAX_CHAT_CHARS, TableView};
@@ -16,6 +17,7 @@ use crate::{socket, store};
 use actions::{ActionBar, PreActions, SeatControls};
 use felt::Felt;
 use state::TableState;
+use strength::HandStrength;
 
 thread_local! {
     /// Table pages created so far; the number identifies the latest.
@@ -121,6 +123,26 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         now
     });
 
+    // ...and when chips are added between hands (a top-up or a rebuy). A stack that changes
+    // as a hand ends is the table's money, not the balance's.
+    let between_hands_stack = Memo::new(move |_| {
+        view_sig.with(|v| {
+            let v = v.as_ref()?;
+            let me = v.seats.get(usize::from(v.you?))?.as_ref()?;
+            Some((v.hand, v.hand_running, me.stack))
+        })
+    });
+    Effect::new(move |prev: Option<Option<(u64, bool, Chips)>>| {
+        let now = between_hands_stack.get();
+        if let (Some(Some((hand, false, before))), Some((now_hand, false, after))) = (prev, now)
+            && hand == now_hand
+            && after > before
+        {
+            store.refresh_user();
+        }
+        now
+    });
+
     let buy_in_seat = RwSignal::new(None::<u8>);
     // Arriving from the lobby's "sit" button: offer the first free seat once the view is in.
     let offered = StoredValue::new(!sit);
@@ -186,6 +208,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                             <Show when=move || !logged_in.get()>" · "<a href="#/login">{t.login_to_play}</a></Show>
                         </p>
                     }>
+                        <HandStrength view />
                         <ActionBar table=id.get_value() view />
                         <PreActions table=id.get_value() view />
                         <SeatControls table=id.get_value() view />
