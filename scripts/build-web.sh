@@ -49,7 +49,7 @@ node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-t
 node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types \
     "$dist/equity_worker_bg.wasm" -o "$dist/equity_worker_bg.wasm"
-cp web/index.html web/style.css web/boot.js web/equity-worker.js "$dist/"
+cp web/index.html web/style.css web/boot.js web/equity-worker.js web/favicon.svg "$dist/"
 
 # Content-hashed names, so a browser can keep every asset forever (the server marks them
 # immutable) and an upgrade can never run old code against a new server: only index.html,
@@ -65,7 +65,8 @@ sed -i "s#/equity_worker\.js#/$worker_js#; s#/equity_worker_bg\.wasm#/$worker_wa
 worker=$(hashed equity-worker js); mv "$dist/equity-worker.js" "$dist/$worker"
 sed -i "s#/equity-worker\.js#/$worker#" "$dist/boot.js"
 boot=$(hashed boot js); mv "$dist/boot.js" "$dist/$boot"
-sed -i "s#/style\.css#/$css#; s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#; s#/boot\.js#/$boot#" \
+icon=$(hashed favicon svg); mv "$dist/favicon.svg" "$dist/$icon"
+sed -i "s#/style\.css#/$css#; s#/web\.js#/$js#; s#/web_bg\.wasm#/$wasm#; s#/boot\.js#/$boot#; s#/favicon\.svg#/$icon#" \
     "$dist/index.html"
 
 # Precompressed copies for the server to send as they are (Brotli, else gzip).
@@ -73,7 +74,7 @@ node -e '
 const fs = require("fs"), zlib = require("zlib"), path = require("path");
 const dir = process.argv[1];
 for (const f of fs.readdirSync(dir)) {
-  if (!/\.(wasm|js|css|html)$/.test(f)) continue;
+  if (!/\.(wasm|js|css|html|svg)$/.test(f)) continue;
   const data = fs.readFileSync(path.join(dir, f));
   fs.writeFileSync(path.join(dir, f + ".br"), zlib.brotliCompressSync(data, {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },

@@ -122,6 +122,12 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/ws", axum::routing::get(ws::handler))
         .route("/metrics", axum::routing::any(metrics_elsewhere))
+        // index.html names the icon (a hashed SVG); without this the fallback would answer
+        // every browser's /favicon.ico with the page.
+        .route(
+            "/favicon.ico",
+            axum::routing::get(|| async { axum::http::StatusCode::NOT_FOUND }),
+        )
         .fallback_service(web)
         .layer(axum::middleware::map_response(http::headers::cache_static));
     http::headers::secure(app, &config.allowed_origins, config.secure_cookies)

@@ -84,13 +84,21 @@ pub fn App() -> impl IntoView {
                 } prop:value=move || store.lang.get().code()>
                     {Lang::ALL.into_iter().map(|l| view! { <option value=l.code()>{l.text().language_name}</option> }).collect_view()}
                 </select>
+                <label class="deck4" title=t.sound>
+                    <input type="checkbox" aria-label=t.sound data-test="sound" prop:checked=move || store.sound.get() on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        store.sound.set(on);
+                        prefs::save(prefs::SOUND, if on { "1" } else { "0" });
+                    } />
+                    <span aria-hidden="true">"♪"</span>
+                </label>
                 <label class="deck4" title=t.four_colour>
-                    <input type="checkbox" prop:checked=move || store.four_colour.get() on:change=move |ev| {
+                    <input type="checkbox" aria-label=t.four_colour prop:checked=move || store.four_colour.get() on:change=move |ev| {
                         let on = event_target_checked(&ev);
                         store.four_colour.set(on);
                         prefs::save(prefs::FOUR_COLOUR, if on { "1" } else { "0" });
                     } />
-                    <span>"4♣"</span>
+                    <span aria-hidden="true">"4♣"</span>
                 </label>
                 {move || match store.user.get() {
                     Some(me) => view! {

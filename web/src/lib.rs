@@ -4,6 +4,7 @@
 
 mod api;
 mod app;
+mod attention;
 mod cards;
 mod i18n;
 mod labels;

@@ -17,3 +17,4 @@ pub fn save(key: &str, value: &str) {
 
 pub const LANG: &str = "scoop.lang";
 pub const FOUR_COLOUR: &str = "scoop.four-colour";
+pub const SOUND: &str = "scoop.sound";

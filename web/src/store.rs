@@ -27,6 +27,8 @@ pub struct Store {
     pub table: RwSignal<Option<TableState>>,
     pub lang: RwSignal<Lang>,
     pub four_colour: RwSignal<bool>,
+    /// Tones on your turn and when time runs low (on unless turned off).
+    pub sound: RwSignal<bool>,
 }
 
 thread_local! {
@@ -45,6 +47,7 @@ pub fn init() -> Store {
         four_colour: RwSignal::new(
             crate::prefs::load(crate::prefs::FOUR_COLOUR).as_deref() == Some("1"),
         ),
+        sound: RwSignal::new(crate::prefs::load(crate::prefs::SOUND).as_deref() != Some("0")),
     };
     STORE.with(|s| {
         let _ = s.set(store);

@@ -131,6 +131,13 @@ if (!(landing.headers()['content-security-policy'] ?? '').includes("script-src '
 await spectator.waitForSelector(`[data-table=${TABLE}]`, { timeout: 15000 });
 const interactive = Date.now() - t0;
 console.log(`time to interactive lobby (cold page, loopback): ${interactive} ms`);
+{
+  // The page names an icon the server has; the conventional /favicon.ico is not the page.
+  const href = await spectator.getAttribute('link[rel=icon]', 'href');
+  const icon = await fetch(`${BASE}${href}`);
+  if (!icon.ok || !/svg/.test(icon.headers.get('content-type') ?? '')) fail(`the icon ${href} is not served`);
+  if ((await fetch(`${BASE}/favicon.ico`)).status !== 404) fail('/favicon.ico does not answer 404');
+}
 
 // What a visitor downloads (bytes on the wire, HTTP only) and waits over Chromium's "Fast 3G"
 // (562.5 ms latency, 1.44 Mbit/s down): a first visit, then a repeat visit in the same
@@ -259,6 +266,10 @@ while (Date.now() < deadline) {
       if (!(await visible(page, '[data-test=actions]'))) continue;
     }
     if (!clockChecked) {
+      // The tab tells a player looking elsewhere that a decision is waiting.
+      await sleep(1200);
+      const title = await page.title();
+      if (!/^(Your turn — |• )(Browser test|browser-test)$/.test(title)) fail(`the tab title is "${title}" on the player's turn`);
       // The clock bar drains at the pace of the seconds shown, and leaves the plate readable.
       clockChecked = true;
       const read = () => page.evaluate(() => {
@@ -360,6 +371,7 @@ if (seenHands.size < 3) fail(`only ${seenHands.size} hands were dealt`);
 if (!showdownShot) fail('no showdown was reached');
 if (!playShot) fail('never saw a flop with an action to take');
 if (dropHand === null) fail('the connection was never dropped');
+if (/Your turn/.test(await a.title()) && !(await visible(a, '[data-test=actions]'))) fail('the tab still says "your turn" with no decision');
 if (freeFoldsAsked === 0) fail('never folded with a free check');
 console.log(`fold with a free check: asked first, then folded (${freeFoldsAsked} times)`);
 if (lastHand <= dropHand) fail(`no hand after the reconnect (dropped in hand ${dropHand})`);

@@ -74,7 +74,7 @@ pub fn is_hashed_asset(path: &str) -> bool {
     let Some((_, hash)) = stem.rsplit_once('-') else {
         return false;
     };
-    matches!(ext, "js" | "wasm" | "css")
+    matches!(ext, "js" | "wasm" | "css" | "svg")
         && hash.len() == 16
         && hash.bytes().all(|b| b.is_ascii_hexdigit())
 }

@@ -290,5 +290,9 @@ async fn the_bundle_is_sent_precompressed_and_hashed_files_are_cached_for_good()
         assert_eq!(r.headers()["cache-control"], "no-cache", "{path}");
         assert_eq!(r.text().await.unwrap(), "brotli index", "{path}");
     }
+    // The page names its icon; a browser that asks for the conventional name gets a 404,
+    // not the page served as an image.
+    let r = get("/favicon.ico", "br").await.unwrap();
+    assert_eq!(r.status(), 404);
     let _ = std::fs::remove_dir_all(&dir);
 }

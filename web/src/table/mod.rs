@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use shared::protocol::{ClientMessage, MAX_CHAT_CHARS, TableView};
 use shared::rules::Chips;
 
+use crate::attention::{self, Chime};
 use crate::i18n;
 use crate::labels::{chips, error_code, log_line, stakes, structure};
 use crate::route::Route;
@@ -179,16 +180,91 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                         .find(|t| id.with_value(|id| t.id == *id))
                         .map(|t| t.name.clone())
                 });
-                format!(
-                    "{} · {} {} · {}",
+                let mut title = format!(
+                    "{} · {} {}",
                     name.unwrap_or_else(|| id.get_value()),
                     structure(t, v.stakes.structure),
                     stakes(&v.stakes),
-                    i18n::fill(t.hand_number, "", v.hand)
-                )
+                );
+                // A table that has not dealt yet has no hand to number.
+                if v.hand > 0 {
+                    title.push_str(" · ");
+                    title.push_str(&i18n::fill(t.hand_number, "", v.hand));
+                }
+                title
             })
         })
     };
+
+    // The tab says when a decision is waiting, alternating each second so it catches the
+    // eye in a row of tabs; it goes back to the page's own title once acted.
+    let my_turn = Memo::new(move |_| {
+        view_sig.with(|v| {
+            v.as_ref()
+                .is_some_and(|v| v.you.is_some() && v.legal.is_some_and(|l| Some(l.seat) == v.you))
+        })
+    });
+    let blink = RwSignal::new(false);
+    // A tone when the decision comes, and another once when its last seconds start.
+    Effect::new(move |was: Option<bool>| {
+        let now = my_turn.get();
+        if now && was == Some(false) {
+            attention::play(Chime::Turn);
+        }
+        now
+    });
+    // The deadline of the decision last warned about: a new decision, or the time bank
+    // starting, moves the deadline and earns a new warning.
+    let warned = StoredValue::new(None::<f64>);
+    if let Ok(handle) = set_interval_with_handle(
+        move || {
+            if !my_turn.get_untracked() {
+                return;
+            }
+            blink.update(|b| *b = !*b);
+            if let Some((c, at)) = clock.get_untracked() {
+                let deadline = at + c.remaining_ms as f64;
+                if deadline - js_sys::Date::now() < LOW_TIME_MS
+                    && warned
+                        .get_value()
+                        .is_none_or(|d| (d - deadline).abs() > 1500.0)
+                {
+                    warned.set_value(Some(deadline));
+                    attention::play(Chime::TimeLow);
+                }
+            }
+        },
+        std::time::Duration::from_millis(1000),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+    let page_title = document().title();
+    let table_name = move || {
+        store
+            .lobby
+            .with(|l| {
+                l.iter()
+                    .find(|t| id.with_value(|id| t.id == *id))
+                    .map(|t| t.name.clone())
+            })
+            .unwrap_or_else(|| id.get_value())
+    };
+    {
+        let page_title = page_title.clone();
+        Effect::new(move |_| {
+            let title = if my_turn.get() {
+                if blink.get() {
+                    format!("• {}", table_name())
+                } else {
+                    format!("{} — {}", t.your_turn, table_name())
+                }
+            } else {
+                page_title.clone()
+            };
+            document().set_title(&title);
+        });
+    }
+    on_cleanup(move || document().set_title(&page_title));
 
     view! {
         <section class="table-page">
@@ -316,6 +392,9 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
     }
 }
 
+/// When the clock's last seconds begin, for the time-low tone.
+const LOW_TIME_MS: f64 = 5000.0;
+
 #[component]
 fn BuyIn(
     table: String,
@@ -335,6 +414,15 @@ fn BuyIn(
     let post_now = RwSignal::new(true);
     let error = RwSignal::new(None::<String>);
     let table = StoredValue::new(table);
+    let blinds = view.with_untracked(|v| stakes(&v.stakes));
+    let input = NodeRef::<leptos::html::Input>::new();
+    // The amount takes the focus as the dialog opens, so Enter sits at once.
+    Effect::new(move |_| {
+        if let Some(el) = input.get() {
+            let _ = el.focus();
+            el.select();
+        }
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let top = max.min(balance());
@@ -358,13 +446,25 @@ fn BuyIn(
         }
     };
     view! {
-        <div class="modal-back">
-            <form class="modal panel" on:submit=submit data-test="buy-in">
-                <h2>{t.buy_in}</h2>
+        <div class="modal-back" on:click=move |ev| {
+            // A click on the shade outside the dialog closes it, as Escape does.
+            if ev.target() == ev.current_target() { close() }
+        }>
+            <form class="modal panel" on:submit=submit data-test="buy-in" role="dialog" aria-modal="true"
+                aria-labelledby="buy-in-title"
+                on:keydown=move |ev| if ev.key() == "Escape" { ev.prevent_default(); close() }>
+                <h2 id="buy-in-title">{t.buy_in}" · "{t.seat_number.replace("{a}", &(u16::from(seat) + 1).to_string())}" · "{blinds}</h2>
                 <label>
                     <span>{t.amount}</span>
                     <input type="number" name="buy-in" min=min max=max step="1" prop:value=move || amount.get()
+                        node_ref=input data-test="buy-in-amount"
                         on:input=move |ev| amount.set(event_target_value(&ev)) />
+                    <input type="range" min=min max=move || max.min(balance()).max(min) step="1" aria-label=t.amount
+                        prop:value=move || amount.get() on:input=move |ev| amount.set(event_target_value(&ev)) />
+                    <span class="presets">
+                        <button type="button" class="small" on:click=move |_| amount.set(min.to_string())>{t.min}</button>
+                        <button type="button" class="small" data-test="buy-in-max" on:click=move |_| amount.set(max.min(balance()).max(min).to_string())>{t.max}</button>
+                    </span>
                     <small>{t.buy_in_range.replace("{a}", &chips(min)).replace("{b}", &chips(max))}" · "{t.balance}" "{move || chips(balance())}</small>
                 </label>
                 <label class="check">
