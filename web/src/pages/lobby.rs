@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use shared::protocol::LobbyTable;
-use shared::rules::Structure;
+use shared::rules::{Chips, Structure};
 
 use crate::i18n;
 use crate::labels::{chips, stakes, structure};
@@ -36,12 +36,17 @@ pub fn LobbyPage() -> impl IntoView {
     let free_only = RwSignal::new(false);
 
     let stake_options = Memo::new(move |_| {
-        let mut all: Vec<String> = store
-            .lobby
-            .with(|l| l.iter().map(|t| stakes(&t.stakes)).collect());
+        // By size (big blind, then small blind), not as text: "5/10" before "25/50".
+        let mut all: Vec<(Chips, Chips, String)> = store.lobby.with(|l| {
+            l.iter()
+                .map(|t| (t.stakes.big_blind, t.stakes.small_blind, stakes(&t.stakes)))
+                .collect()
+        });
         all.sort();
-        all.dedup();
-        all
+        all.dedup_by(|a, b| a.2 == b.2);
+        all.into_iter()
+            .map(|(_, _, label)| label)
+            .collect::<Vec<String>>()
     });
     let shown = Memo::new(move |_| {
         let wanted_stakes = by_stakes.get();
