@@ -56,15 +56,18 @@ pub fn ActionBar(table: String, view: Signal<TableView>) -> impl IntoView {
     let valid_amount =
         Memo::new(move |_| bounds.get().and_then(|b| parse_amount(&amount.get(), &b)));
 
-    let send =
-        move |action: Action| view.with_untracked(|v| table.with_value(|id| act(v, action, id)));
     // Folding when checking is free is legal but almost always a misclick: the first press
-    // (button or F) asks, the second folds. Each new decision asks again.
+    // (button or F) asks, the second folds. Each new decision asks again: any action sent
+    // ends the question (the next decision's `legal` may be equal to this one's).
     let confirming_fold = RwSignal::new(false);
     Effect::new(move |_| {
         legal.track();
         confirming_fold.set(false);
     });
+    let send = move |action: Action| {
+        confirming_fold.set(false);
+        view.with_untracked(|v| table.with_value(|id| act(v, action, id)));
+    };
     let fold = move || {
         let free = legal.get_untracked().is_some_and(|l| l.can_check);
         if free && !confirming_fold.get_untracked() {
