@@ -84,22 +84,8 @@ pub fn App() -> impl IntoView {
                 } prop:value=move || store.lang.get().code()>
                     {Lang::ALL.into_iter().map(|l| view! { <option value=l.code()>{l.text().language_name}</option> }).collect_view()}
                 </select>
-                <label class="deck4" title=t.sound>
-                    <input type="checkbox" aria-label=t.sound data-test="sound" prop:checked=move || store.sound.get() on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        store.sound.set(on);
-                        prefs::save(prefs::SOUND, if on { "1" } else { "0" });
-                    } />
-                    <span aria-hidden="true">"♪"</span>
-                </label>
-                <label class="deck4" title=t.four_colour>
-                    <input type="checkbox" aria-label=t.four_colour prop:checked=move || store.four_colour.get() on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        store.four_colour.set(on);
-                        prefs::save(prefs::FOUR_COLOUR, if on { "1" } else { "0" });
-                    } />
-                    <span aria-hidden="true">"4♣"</span>
-                </label>
+                <PrefToggle on=store.sound key=prefs::SOUND label=t.sound glyph="♪" test="sound" />
+                <PrefToggle on=store.four_colour key=prefs::FOUR_COLOUR label=t.four_colour glyph="4♣" test="four-colour" />
                 {move || match store.user.get() {
                     Some(me) => view! {
                         <span class="me" data-test="me">{me.username.clone()}" · "{chips(me.balance.max(0) as u64)}</span>
@@ -113,5 +99,26 @@ pub fn App() -> impl IntoView {
             </header>
             <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>{page}</main>
         }
+    }
+}
+
+/// A header checkbox for a preference kept in the browser (sound, four-colour deck).
+#[component]
+fn PrefToggle(
+    on: RwSignal<bool>,
+    key: &'static str,
+    label: &'static str,
+    glyph: &'static str,
+    test: &'static str,
+) -> impl IntoView {
+    view! {
+        <label class="deck4" title=label>
+            <input type="checkbox" aria-label=label data-test=test prop:checked=move || on.get() on:change=move |ev| {
+                let checked = event_target_checked(&ev);
+                on.set(checked);
+                prefs::save(key, if checked { "1" } else { "0" });
+            } />
+            <span aria-hidden="true">{glyph}</span>
+        </label>
     }
 }

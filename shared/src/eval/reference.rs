@@ -68,14 +68,18 @@ pub(super) fn best_hands(
     (high, low)
 }
 
-/// The 60 hands of two hole cards and three board cards, hole cards first.
-fn combinations(hole: &[Card; 4], board: &[Card; 5]) -> impl Iterator<Item = [Card; 5]> {
-    let (hole, board) = (*hole, *board);
+/// The hands of two hole cards and three board cards, hole cards first: 60 on a full board,
+/// fewer on the flop (6) and turn (24).
+pub(super) fn combinations<'a>(
+    hole: &'a [Card; 4],
+    board: &'a [Card],
+) -> impl Iterator<Item = [Card; 5]> + 'a {
+    let n = board.len();
     let pairs = (0..4).flat_map(move |i| (i + 1..4).map(move |j| [hole[i], hole[j]]));
     pairs.flat_map(move |[h1, h2]| {
-        (0..5).flat_map(move |a| {
-            (a + 1..5)
-                .flat_map(move |b| (b + 1..5).map(move |c| [h1, h2, board[a], board[b], board[c]]))
+        (0..n).flat_map(move |a| {
+            (a + 1..n)
+                .flat_map(move |b| (b + 1..n).map(move |c| [h1, h2, board[a], board[b], board[c]]))
         })
     })
 }

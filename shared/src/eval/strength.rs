@@ -4,7 +4,7 @@
 
 use crate::Card;
 
-use super::reference::{five_card_high, five_card_low};
+use super::reference::{combinations, five_card_high, five_card_low};
 use super::value::low_bit;
 use super::{HighValue, LowValue};
 
@@ -59,23 +59,6 @@ fn low_possible(hole: &[Card; 4], board: &[Card]) -> bool {
         hole_low[i + 1..]
             .iter()
             .any(|&b| a != b && (board_low & !(a | b)).count_ones() + to_come >= 3)
-    })
-}
-
-/// Every hand of two hole cards and three board cards.
-fn combinations<'a>(
-    hole: &'a [Card; 4],
-    board: &'a [Card],
-) -> impl Iterator<Item = [Card; 5]> + 'a {
-    let n = board.len();
-    (0..4).flat_map(move |i| {
-        (i + 1..4).flat_map(move |j| {
-            (0..n).flat_map(move |a| {
-                (a + 1..n).flat_map(move |b| {
-                    (b + 1..n).map(move |c| [hole[i], hole[j], board[a], board[b], board[c]])
-                })
-            })
-        })
     })
 }
 

@@ -38,8 +38,20 @@ fn slot(view: &TableView, seat: u8) -> u8 {
     (seat + n - me % n) % n
 }
 
-fn ms_left(clock: &Clock, received_at: f64) -> f64 {
+pub(super) fn ms_left(clock: &Clock, received_at: f64) -> f64 {
     (clock.remaining_ms as f64 - (js_sys::Date::now() - received_at)).max(0.0)
+}
+
+/// When the clock runs out, in `Date.now()` milliseconds.
+pub(super) fn deadline(clock: &Clock, received_at: f64) -> f64 {
+    received_at + clock.remaining_ms as f64
+}
+
+/// Whether two clock messages are about the same decision: a new decision or the time bank
+/// starting moves the deadline by seconds; the same decision sent again moves it by the
+/// message's travel time only.
+pub(super) fn same_decision(deadline: f64, other: f64) -> bool {
+    (deadline - other).abs() < 1500.0
 }
 
 /// How often the countdown is redrawn; the clock bar glides from one redraw to the next.
@@ -58,11 +70,11 @@ struct ClockSpan {
 
 impl ClockSpan {
     fn follow(self, clock: &Clock, received_at: f64) -> ClockSpan {
-        let deadline = received_at + clock.remaining_ms as f64;
+        let deadline = deadline(clock, received_at);
         let same = self.span_ms > 0.0
             && self.seat == clock.seat
             && self.in_time_bank == clock.in_time_bank
-            && (deadline - self.deadline).abs() < 1500.0;
+            && same_decision(deadline, self.deadline);
         if same {
             ClockSpan { deadline, ..self }
         } else {

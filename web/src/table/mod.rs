@@ -172,17 +172,22 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     });
 
     let id = StoredValue::new(id);
+    let table_name = move || {
+        store
+            .lobby
+            .with(|l| {
+                l.iter()
+                    .find(|t| id.with_value(|id| t.id == *id))
+                    .map(|t| t.name.clone())
+            })
+            .unwrap_or_else(|| id.get_value())
+    };
     let title = move || {
         view_sig.with(|v| {
             v.as_ref().map(|v| {
-                let name = store.lobby.with(|l| {
-                    l.iter()
-                        .find(|t| id.with_value(|id| t.id == *id))
-                        .map(|t| t.name.clone())
-                });
                 let mut title = format!(
                     "{} · {} {}",
-                    name.unwrap_or_else(|| id.get_value()),
+                    table_name(),
                     structure(t, v.stakes.structure),
                     stakes(&v.stakes),
                 );
@@ -201,7 +206,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     let my_turn = Memo::new(move |_| {
         view_sig.with(|v| {
             v.as_ref()
-                .is_some_and(|v| v.you.is_some() && v.legal.is_some_and(|l| Some(l.seat) == v.you))
+                .is_some_and(|v| v.legal.is_some_and(|l| v.you == Some(l.seat)))
         })
     });
     let blink = RwSignal::new(false);
@@ -223,11 +228,11 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
             }
             blink.update(|b| *b = !*b);
             if let Some((c, at)) = clock.get_untracked() {
-                let deadline = at + c.remaining_ms as f64;
-                if deadline - js_sys::Date::now() < LOW_TIME_MS
+                let deadline = felt::deadline(&c, at);
+                if felt::ms_left(&c, at) < LOW_TIME_MS
                     && warned
                         .get_value()
-                        .is_none_or(|d| (d - deadline).abs() > 1500.0)
+                        .is_none_or(|d| !felt::same_decision(d, deadline))
                 {
                     warned.set_value(Some(deadline));
                     attention::play(Chime::TimeLow);
@@ -239,16 +244,6 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         on_cleanup(move || handle.clear());
     }
     let page_title = document().title();
-    let table_name = move || {
-        store
-            .lobby
-            .with(|l| {
-                l.iter()
-                    .find(|t| id.with_value(|id| t.id == *id))
-                    .map(|t| t.name.clone())
-            })
-            .unwrap_or_else(|| id.get_value())
-    };
     {
         let page_title = page_title.clone();
         Effect::new(move |_| {
