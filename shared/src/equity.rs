@@ -14,16 +14,17 @@
 //! With unknown (random) hands, or when asked, it samples boards (and the unknown hands) with a
 //! seeded generator and reports the standard error.
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::eval::{self, BoardEval, Hole};
+use crate::eval::{self, Hole};
 use crate::{Card, Suit};
 
 pub mod calculator;
+mod monte_carlo;
 mod run_out;
+
+use monte_carlo::sample;
 
 pub use run_out::with_run_out_equity;
 
@@ -408,63 +409,6 @@ fn subsets(items: &[u8], size: usize, visit: &mut impl FnMut(&[u8])) {
         }
     }
     walk(items, 0, &mut Vec::with_capacity(size), size, visit);
-}
-
-/// Monte Carlo: deals the unknown hands and the rest of the board `trials` times.
-fn sample(spot: &Spot, deck: &[Card], trials: u32, seed: u64) -> Equity {
-    let players = spot.hands.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut deck = deck.to_vec();
-    let mut holes: Vec<Option<Hole>> = spot
-        .hands
-        .iter()
-        .map(|h| h.as_ref().map(Hole::new))
-        .collect();
-    let unknown: Vec<usize> = (0..players).filter(|&i| holes[i].is_none()).collect();
-    let missing = 5 - spot.board.len();
-    let draws = missing + 4 * unknown.len();
-    let mut board = [Card::new(crate::Rank::TWO, Suit::Clubs); 5];
-    board[..spot.board.len()].copy_from_slice(&spot.board);
-    let mut tally = Tally::new(players);
-    let mut highs = vec![0u16; players];
-    let mut lows = vec![0u8; players];
-    let mut units = vec![0u64; players];
-
-    for _ in 0..trials {
-        // A partial Fisher-Yates shuffle: the first `draws` cards become a uniform sample
-        // whatever order earlier trials left the deck in.
-        for i in 0..draws {
-            let j = i + below(&mut rng, deck.len() - i);
-            deck.swap(i, j);
-        }
-        board[spot.board.len()..].copy_from_slice(&deck[..missing]);
-        for (n, &player) in unknown.iter().enumerate() {
-            let at = missing + 4 * n;
-            holes[player] = Some(Hole::new(&[
-                deck[at],
-                deck[at + 1],
-                deck[at + 2],
-                deck[at + 3],
-            ]));
-        }
-        let board_eval = BoardEval::new(&board);
-        for (i, hole) in holes.iter().enumerate() {
-            if let Some(hole) = hole {
-                (highs[i], lows[i]) = board_eval.scores(hole);
-            }
-        }
-        tally.add(1, &highs, &lows, &mut units);
-        for (hand, &share) in tally.hands.iter_mut().zip(&units) {
-            hand.pot_squares += share * share;
-        }
-    }
-    tally.finish(Computed::MonteCarlo { trials, seed })
-}
-
-/// A uniform number below `n` (`n` ≤ 52), by Lemire's multiply-shift; the bias, under 2^-26,
-/// is far below any Monte Carlo error.
-fn below(rng: &mut ChaCha8Rng, n: usize) -> usize {
-    ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
 #[cfg(test)]

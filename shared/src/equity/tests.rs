@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::eval::reference;
+use crate::eval::{BoardEval, reference};
 
 fn hand(text: &str) -> Option<[Card; 4]> {
     Some(Card::parse_exact(text).expect("test hand"))
@@ -206,6 +206,48 @@ fn monte_carlo_lands_within_four_standard_errors_of_the_exact_value() {
     )
     .expect("mc");
     assert_eq!(sampled, again, "the same seed gives the same result");
+}
+
+const SIX: [&str; 6] = [
+    "Ac2c3c4d", "KsKhQsJs", "9h8h7d6d", "AdAhTc5s", "QdJdTh9c", "4h5h6s7s",
+];
+
+/// Known hands take the rank-class shortcut on boards without a possible flush and the full
+/// evaluation on the others; both must agree with the enumeration in every figure.
+#[test]
+fn monte_carlo_with_known_hands_matches_exact_in_every_figure() {
+    let spots = [
+        spot(&SIX, ""),
+        // Two suited hands in hearts and a two-heart flop: flushes decide many boards.
+        spot(&["AhKh2c3d", "QhJh4s5s", "7c7d8c8d"], "Th9h2s"),
+        // Paired low hands: ties and quartered lows.
+        spot(&["Ac2d3h9s", "As2h3c9d", "KcKdQhQs"], "4c5dKh"),
+        spot(&["AcAd2c3d", "6s7s8h9h", "2h3hKsQs", "Tc9cJdJc"], "5h6c8s"),
+    ];
+    for s in &spots {
+        let exact = equity(s, Method::Auto).expect("exact");
+        assert!(matches!(exact.computed, Computed::Exact { .. }));
+        let trials = 40_000;
+        let sampled = equity(s, Method::MonteCarlo { trials, seed: 11 }).expect("mc");
+        let close = |what: &str, e: f64, m: f64| {
+            let error = (e * (1.0 - e) / f64::from(trials)).sqrt().max(1e-9);
+            assert!(
+                (e - m).abs() <= 4.5 * error,
+                "{:?}: {what} exact {e}, sampled {m} (± {error})",
+                s.hands
+            );
+        };
+        close("no low", exact.no_low, sampled.no_low);
+        for (e, m) in exact.players.iter().zip(&sampled.players) {
+            assert!(
+                (e.pot - m.pot).abs() <= 4.5 * m.pot_error,
+                "pot {e:?} {m:?}"
+            );
+            close("scoop", e.scoop, m.scoop);
+            close("high", e.high, m.high);
+            close("low", e.low, m.low);
+        }
+    }
 }
 
 #[test]

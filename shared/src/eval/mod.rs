@@ -80,15 +80,10 @@ impl BoardEval {
         let [a, b, c, d, e] = cards.map(|c| usize::from(c >> 2));
         let triple = usize::from(TRIPLE[a * 169 + b * 13 + c]);
         let multiset = tables.board[triple][usize::from(RANK_PAIR[d * 16 + e])];
-        let lanes: u64 = cards.iter().map(|&c| SUIT_LANE[usize::from(c)]).sum();
+        let lanes = board_lanes(board);
         let low = cards.iter().fold(0, |m, &c| m | LOW_BIT[usize::from(c)]);
-
-        // A lane's count field (3 bits, at most 5) plus 5 carries into bit 3 exactly when it
-        // is 3 or more; at most one suit can have that many board cards.
-        let counts = lanes >> 13 & LANE_COUNTS;
-        let three_suited = (counts + 5 * LANE_UNITS) & (8 * LANE_UNITS);
-        let flush_shift = three_suited.trailing_zeros() & !15; // 64 when there is none
-        let has_flush = three_suited != 0;
+        let flush_shift = flush_lane(lanes);
+        let has_flush = flush_shift < 64;
         BoardEval {
             tables,
             ranks: &tables.ranks[usize::from(multiset)],
@@ -215,19 +210,56 @@ impl Hole {
     }
 }
 
+/// The board's [`SUIT_LANE`]s, summed.
+#[inline]
+fn board_lanes(board: &[Card; 5]) -> u64 {
+    board
+        .iter()
+        .map(|c| SUIT_LANE[usize::from(c.index())])
+        .sum()
+}
+
+/// Bit offset of the lane of the suit with three or more board cards; 64 when there is none.
+#[inline]
+fn flush_lane(board_lanes: u64) -> u32 {
+    // A lane's count field (3 bits, at most 5) plus 5 carries into bit 3 exactly when it is 3
+    // or more; at most one suit can have that many board cards.
+    let counts = board_lanes >> 13 & LANE_COUNTS;
+    let three_suited = (counts + 5 * LANE_UNITS) & (8 * LANE_UNITS);
+    three_suited.trailing_zeros() & !15
+}
+
+/// The suit of which the board holds three or more cards, if any: the only suit a flush can
+/// be made in.
+#[inline]
+pub(crate) fn flush_suit(board: &[Card; 5]) -> Option<Suit> {
+    Suit::ALL
+        .get(flush_lane(board_lanes(board)) as usize / 16)
+        .copied()
+}
+
+/// How many values [`rank_class`] takes.
+pub(crate) const RANK_CLASSES: usize = tables::MULTISETS;
+
+/// The multiset of a board's ranks (`0..13`, any order), numbered in `0..RANK_CLASSES`. Boards
+/// of one class score every hole alike unless a flush is possible.
+#[inline]
+pub(crate) fn rank_class(ranks: [u8; 5]) -> usize {
+    let [a, b, c, d, e] = ranks.map(usize::from);
+    let triple = usize::from(TRIPLE[a * 169 + b * 13 + c]);
+    usize::from(tables().board[triple][usize::from(RANK_PAIR[d * 16 + e])])
+}
+
 /// The tables' rows for a board known by its ranks only (`0..13`, any order): the best high
 /// per hole rank pair, flushes left out, and the best low per hole low mask.
 #[inline]
 pub(crate) fn rank_rows(ranks: [u8; 5]) -> (&'static [u16; PAIRS], &'static [u8; 256]) {
     let tables = tables();
-    let [a, b, c, d, e] = ranks.map(usize::from);
-    let triple = usize::from(TRIPLE[a * 169 + b * 13 + c]);
-    let multiset = tables.board[triple][usize::from(RANK_PAIR[d * 16 + e])];
     let low = ranks
         .iter()
         .fold(0, |m, &r| m | LOW_BIT[usize::from(r) * 4]);
     (
-        &tables.ranks[usize::from(multiset)],
+        &tables.ranks[rank_class(ranks)],
         &tables.low[usize::from(low)],
     )
 }

@@ -18,7 +18,7 @@ pub(super) const PAIRS: usize = 91;
 const TRIPLES: usize = 455;
 
 /// Multisets of five ranks, C(17, 5): the range of [`multiset_index`].
-const MULTISETS: usize = 6188;
+pub(super) const MULTISETS: usize = 6188;
 
 pub(super) struct Tables {
     /// `board[TRIPLE[first three ranks]][RANK_PAIR[last two]]`: the board's rank multiset,
