@@ -5,6 +5,7 @@
 # peak memory, and how busy the whole machine was.
 #   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10] [SPECTATORS=0]
 # SPECTATORS opens that many sockets on the first table that never read (stalled watchers).
+# Every bot connects from 127.0.0.1, so the per-address caps are lifted.
 # SCOOP_SERVER_BIN runs another server binary (e.g. an older build) against the same bots.
 # THINK_MS is each bot's thinking time before acting, N or MIN-MAX milliseconds; 0 acts at
 # once, which measures the most the machine can deal rather than latency at a given load.
@@ -41,6 +42,7 @@ done >"$work/tables.toml"
 
 DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
     SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
+    SCOOP_MAX_CONNECTIONS_PER_IP=1000000 SCOOP_MAX_WEBSOCKETS_PER_IP=1000000 \
     SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$metrics_port" \
     RUST_LOG=warn "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >"$work/server.log" 2>&1 &
 server=$!
@@ -64,13 +66,22 @@ until curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/start.txt" &&
 done
 sleep "$warmup"
 curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/start.txt"
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# Every Postgres process of the machine: the room's backends, and the writers they wake.
+pg_cpu() {
+    local total=0 pid
+    for pid in $(pgrep -x postgres); do total=$((total + $(cpu "$pid"))); done
+    echo "$total"
+}
 idle() { awk '/^cpu / {print $5 + $6; exit}' /proc/stat; }
 all() { awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8; exit}' /proc/stat; }
 server_before=$(cpu "$server") bots_before=$(cpu "$bots") idle_before=$(idle) all_before=$(all)
+pg_before=$(pg_cpu)
+start_rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 began=$(date +%s.%N)
 sleep "$seconds"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
+pg_after=$(pg_cpu)
 ended=$(date +%s.%N)
 curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 wait "$bots"
@@ -111,7 +122,10 @@ echo "window: ${window%???????} s; hands settled in it (server): $finished ($(ec
 echo "cpu in the window: server $(echo "100 * ($server_after - $server_before) / $ticks / $window" | bc)%," \
     "bots $(echo "100 * ($bots_after - $bots_before) / $ticks / $window" | bc)%" \
     "of one core; whole machine busy $(echo "100 - 100 * ($idle_after - $idle_before) / ($all_after - $all_before)" | bc)% of $(nproc) cores"
-echo "server peak RSS $((peak_kb / 1024)) MiB"
+per_hand() { echo "scale=2; 1000 * $1 / $ticks / ($finished + ($finished == 0))" | bc; }
+echo "cpu per hand settled: server $(per_hand $((server_after - server_before))) ms," \
+    "bots $(per_hand $((bots_after - bots_before))) ms, postgres $(per_hand $((pg_after - pg_before))) ms"
+echo "server RSS when the window began $((start_rss_kb / 1024)) MiB (every bot registered and seated), peak $((peak_kb / 1024)) MiB"
 echo "whole run: $settled hands settled by the server (before SIGTERM); in the database after shutdown: $hands complete, $running running, $void void"
 quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
 quantiles scoop_hand_start_write_seconds "hand start writes"

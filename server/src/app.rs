@@ -16,6 +16,7 @@ use crate::listen::PerIp;
 use crate::metrics::Metrics;
 use crate::password::{HashError, Hasher};
 use crate::ratelimit::RateLimiter;
+use crate::session::keeper::Keeper;
 use crate::tables::Tables;
 use crate::tables::def::DefError;
 use crate::throttle::LoginThrottle;
@@ -42,6 +43,8 @@ pub struct AppState {
     pub login_throttle: Arc<LoginThrottle>,
     /// WebSockets held per client address.
     pub websockets: Arc<PerIp>,
+    /// The sessions of open sockets, checked together.
+    pub sessions: Arc<Keeper>,
 }
 
 impl AppState {
@@ -58,9 +61,12 @@ impl AppState {
         ));
         let (logouts, _) = broadcast::channel(1024);
         let websockets = PerIp::new(config.max_websockets_per_ip);
+        let sessions = Keeper::new();
+        sessions.spawn(pool.clone(), config.session_lifetime());
         Ok(AppState {
             login_throttle: Arc::new(LoginThrottle::default()),
             websockets,
+            sessions,
             pool,
             config: Arc::new(config),
             hasher,

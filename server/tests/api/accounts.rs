@@ -1,5 +1,6 @@
 use reqwest::header::SET_COOKIE;
 use serde_json::{Value, json};
+use shared::protocol::{ClientMessage, ServerMessage};
 use sqlx::Row;
 
 use crate::helpers::{TestApp, spawn_app, spawn_with};
@@ -521,5 +522,91 @@ async fn a_password_change_needs_the_current_password_and_ends_the_other_session
             .await
             .status(),
         200
+    );
+}
+
+/// Seconds since the only session was last seen.
+async fn seconds_since_seen(app: &TestApp) -> f64 {
+    sqlx::query_scalar("SELECT extract(epoch FROM now() - last_seen_at)::float8 FROM sessions")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+async fn set_last_seen(app: &TestApp, minutes_ago: i32) {
+    sqlx::query("UPDATE sessions SET last_seen_at = now() - make_interval(mins => $1)")
+        .bind(minutes_ago)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+}
+
+/// Use keeps a session alive, but a request writes `last_seen_at` only once it is a few
+/// minutes old: requests are reads, not commits.
+#[tokio::test]
+async fn requests_touch_a_session_only_when_it_was_last_seen_minutes_ago() {
+    let app = spawn_with(|c| c.session_idle_minutes = 30).await;
+    let c = app.register("uma").await;
+    set_last_seen(&app, 2).await;
+    assert_eq!(app.get(&c, "/api/me").await.status(), 200);
+    let seen = seconds_since_seen(&app).await;
+    assert!(
+        (110.0..200.0).contains(&seen),
+        "a recent session is left alone: {seen} s"
+    );
+
+    set_last_seen(&app, 6).await;
+    assert_eq!(app.get(&c, "/api/me").await.status(), 200);
+    let seen = seconds_since_seen(&app).await;
+    assert!(seen < 60.0, "an older one is touched: {seen} s");
+}
+
+/// The sessions of open sockets are checked together by one statement: a socket held open
+/// keeps its session alive, and a session ended behind the server's back (expired, deleted
+/// by another process) closes its socket.
+#[tokio::test]
+async fn socket_sessions_are_kept_alive_and_ended_by_the_batched_check() {
+    let app = spawn_with(|c| c.session_idle_minutes = 30).await;
+    let state = app.state.clone().expect("in-process server");
+    let lifetime = state.config.session_lifetime();
+    let cookie = crate::ws::register(&app, "vic").await;
+    let mut socket = crate::ws::connect(&app, Some(&cookie)).await;
+    socket.send(&ClientMessage::Ping).await;
+    socket.until(|m| matches!(m, ServerMessage::Pong)).await;
+    assert_eq!(state.sessions.sockets(), 1);
+
+    set_last_seen(&app, 20).await;
+    assert_eq!(
+        state.sessions.check(&state.pool, lifetime).await.unwrap(),
+        0
+    );
+    let seen = seconds_since_seen(&app).await;
+    assert!(
+        seen < 60.0,
+        "an open socket keeps its session alive: {seen} s"
+    );
+
+    sqlx::query("DELETE FROM sessions")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        state.sessions.check(&state.pool, lifetime).await.unwrap(),
+        1
+    );
+    socket
+        .until(|m| matches!(m, ServerMessage::SessionEnded))
+        .await;
+    assert!(socket.recv().await.is_none(), "the socket closes");
+    for _ in 0..50 {
+        if state.sessions.sockets() == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        state.sessions.sockets(),
+        0,
+        "a closed socket leaves the keeper"
     );
 }

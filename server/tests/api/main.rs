@@ -7,6 +7,7 @@ mod accounts;
 mod chips;
 mod cli;
 mod crash;
+mod database;
 mod edge;
 mod helpers;
 mod limits;

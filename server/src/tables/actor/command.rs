@@ -1,6 +1,6 @@
 //! What reaches a table task, and what it sends back to one connection.
 
-use std::sync::Arc;
+use axum::extract::ws::Utf8Bytes;
 
 use shared::hand::Action;
 use shared::protocol::{PreAction, RequestId};
@@ -16,7 +16,7 @@ pub type ConnId = u64;
 /// once and shared); a refused request comes as its typed error, which the socket serialises.
 #[derive(Debug)]
 pub enum Outgoing {
-    Frame(Arc<str>),
+    Frame(Utf8Bytes),
     Refused {
         table: String,
         error: RequestError,

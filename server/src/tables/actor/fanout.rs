@@ -1,8 +1,8 @@
 //! Sending each change to everyone watching the table, through the per-viewer projection,
 //! without letting a slow connection cost the table anything.
 
+use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use shared::format;
 
@@ -38,7 +38,7 @@ impl Frame<'_> {
         }
     }
 
-    fn events(&self, events: &[format::Event], viewer: Viewer) -> Arc<str> {
+    fn events(&self, events: &[format::Event], viewer: Viewer) -> Utf8Bytes {
         encode(&ServerMessage::Events {
             table: self.table_id.to_string(),
             seq: self.seq,
@@ -48,7 +48,7 @@ impl Frame<'_> {
         })
     }
 
-    fn snapshot(&self, viewer: Viewer) -> Arc<str> {
+    fn snapshot(&self, viewer: Viewer) -> Utf8Bytes {
         encode(&ServerMessage::Snapshot {
             table: self.table_id.to_string(),
             seq: self.seq,
@@ -58,7 +58,7 @@ impl Frame<'_> {
     }
 }
 
-pub fn encode(msg: &ServerMessage) -> Arc<str> {
+pub fn encode(msg: &ServerMessage) -> Utf8Bytes {
     serde_json::to_string(msg).unwrap_or_default().into()
 }
 
@@ -110,7 +110,7 @@ impl Watchers {
     /// and, once it has room, gets the current snapshot, also built once per audience.
     /// Returns the number of messages serialised.
     pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
-        let mut built: HashMap<(Viewer, bool), Arc<str>> = HashMap::new();
+        let mut built: HashMap<(Viewer, bool), Utf8Bytes> = HashMap::new();
         for players_pass in [true, false] {
             for w in self.map.values_mut() {
                 if w.stale && w.out.capacity() == 0 {
@@ -146,7 +146,7 @@ impl Watchers {
     }
 
     /// The same message to everyone (chat, notices); a full queue marks the watcher behind.
-    pub fn send_all(&mut self, text: &Arc<str>) {
+    pub fn send_all(&mut self, text: &Utf8Bytes) {
         for w in self.map.values_mut() {
             if w.out.try_send(Outgoing::Frame(text.clone())).is_err() {
                 w.stale = true;
@@ -208,7 +208,7 @@ mod tests {
         rx
     }
 
-    fn text(o: Outgoing) -> Arc<str> {
+    fn text(o: Outgoing) -> Utf8Bytes {
         match o {
             Outgoing::Frame(t) => t,
             other => panic!("not a frame: {other:?}"),

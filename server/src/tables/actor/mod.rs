@@ -49,6 +49,7 @@ use clock::{Clocks, Expiry};
 pub use command::{Account, Command, ConnId, Outbound, Outgoing, Request};
 use command::{account_of, player_id};
 pub use error::RequestError;
+pub use fanout::encode;
 use fanout::{Frame, Watchers};
 use hand_log::RunningHand;
 use idle::SatOut;

@@ -1,7 +1,7 @@
 //! A player's requests. Whatever moves chips is checked in memory, committed to the ledger,
 //! then applied in memory by a step that cannot fail; a refusal changes nothing.
 
-use std::sync::Arc;
+use axum::extract::ws::Utf8Bytes;
 
 use shared::protocol::{RequestId, ServerMessage};
 use shared::table::Leave;
@@ -146,7 +146,7 @@ impl TableActor {
                     .map(|s| s.name.clone());
                 let text = self.chat.line(account.id, name.as_deref(), &text)?;
                 self.seq += 1;
-                let line: Arc<str> = encode(&ServerMessage::Chat {
+                let line: Utf8Bytes = encode(&ServerMessage::Chat {
                     table: self.id.clone(),
                     seq: self.seq,
                     from: name.unwrap_or_default(),

@@ -1,6 +1,10 @@
 //! Sessions: a random 256-bit token in an HttpOnly, SameSite cookie, stored only as its
 //! SHA-256, rotated at login, deleted at logout, expired after inactivity.
 
+pub mod keeper;
+
+use std::time::Duration;
+
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::header::{COOKIE, SET_COOKIE};
 use axum::http::request::Parts;
@@ -131,7 +135,6 @@ pub async fn revoke(pool: &PgPool, token: &str) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// The account behind a live session, touching it so that use keeps it alive.
 /// How long a session lives: unused for `idle_minutes`, or `max_days` after its login,
 /// whichever comes first.
 #[derive(Clone, Copy, Debug)]
@@ -140,21 +143,48 @@ pub struct Lifetime {
     pub max_days: u32,
 }
 
+impl Lifetime {
+    /// How stale `last_seen_at` may get before a use writes it: a quarter of the idle limit,
+    /// at most five minutes, so that use is one commit per session every few minutes rather
+    /// than one per request, and a session in use never comes near its idle limit.
+    pub fn touch_every(&self) -> Duration {
+        Duration::from_secs((u64::from(self.idle_minutes) * 15).min(300))
+    }
+
+    fn idle_minutes_param(&self) -> i32 {
+        i32::try_from(self.idle_minutes).unwrap_or(i32::MAX)
+    }
+
+    fn max_days_param(&self) -> i32 {
+        i32::try_from(self.max_days).unwrap_or(i32::MAX)
+    }
+}
+
+/// The account behind a live session. Use keeps a session alive: `last_seen_at` moves on
+/// when it is older than [`Lifetime::touch_every`], so most lookups are reads.
 pub async fn lookup(
     pool: &PgPool,
     token: &str,
     lifetime: Lifetime,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
     sqlx::query_as(
-        "UPDATE sessions s SET last_seen_at = now() FROM accounts a \
-         WHERE s.token_hash = $1 AND a.id = s.account_id \
-           AND s.last_seen_at > now() - make_interval(mins => $2) \
-           AND s.created_at > now() - make_interval(days => $3) \
-         RETURNING a.id, a.username",
+        "WITH live AS ( \
+           SELECT s.token_hash, s.last_seen_at, a.id, a.username FROM sessions s \
+           JOIN accounts a ON a.id = s.account_id \
+           WHERE s.token_hash = $1 \
+             AND s.last_seen_at > now() - make_interval(mins => $2) \
+             AND s.created_at > now() - make_interval(days => $3) \
+         ), touched AS ( \
+           UPDATE sessions s SET last_seen_at = now() FROM live \
+           WHERE s.token_hash = live.token_hash \
+             AND live.last_seen_at < now() - make_interval(secs => $4) \
+         ) \
+         SELECT id, username FROM live",
     )
     .bind(token_hash(token))
-    .bind(i32::try_from(lifetime.idle_minutes).unwrap_or(i32::MAX))
-    .bind(i32::try_from(lifetime.max_days).unwrap_or(i32::MAX))
+    .bind(lifetime.idle_minutes_param())
+    .bind(lifetime.max_days_param())
+    .bind(lifetime.touch_every().as_secs_f64())
     .fetch_optional(pool)
     .await
 }
