@@ -127,6 +127,10 @@ echo "cpu per hand settled: server $(per_hand $((server_after - server_before)))
     "bots $(per_hand $((bots_after - bots_before))) ms, postgres $(per_hand $((pg_after - pg_before))) ms"
 echo "server RSS when the window began $((start_rss_kb / 1024)) MiB (every bot registered and seated), peak $((peak_kb / 1024)) MiB"
 echo "whole run: $settled hands settled by the server (before SIGTERM); in the database after shutdown: $hands complete, $running running, $void void"
+echo "sockets closed for abuse: $(metric scoop_sockets_closed_for_abuse_total "$work/final.txt"), connections refused: $(metric scoop_connections_refused_total "$work/final.txt")"
+batches=$(($(metric scoop_hand_write_batches_total "$work/metrics.txt") - $(metric scoop_hand_write_batches_total "$work/start.txt")))
+writes=$(($(metric scoop_hand_writes_total "$work/metrics.txt") - $(metric scoop_hand_writes_total "$work/start.txt")))
+echo "hand writes in the window: $writes in $batches transactions ($(echo "scale=1; $writes / ($batches + ($batches == 0))" | bc) a commit)"
 quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
 quantiles scoop_hand_start_write_seconds "hand start writes"
 quantiles scoop_hand_settle_write_seconds "hand settle writes"

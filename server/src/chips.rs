@@ -1,6 +1,8 @@
 //! The money layer: balances, chips on tables and the ledger.
 //!
-//! Every function here is one Postgres transaction. Every change to a balance writes a ledger
+//! Every function here is one Postgres transaction, except `start_hand` and `settle_hand`,
+//! which run on the executor they are given: the pool (a transaction of their own), or the
+//! hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every change to a balance writes a ledger
 //! row in the same transaction; balances can never go negative (a CHECK in the schema backs
 //! the check made here). Functions that a client can retry take an idempotency key: the second
 //! call with the same key changes nothing and answers [`Outcome::Replayed`].
@@ -8,7 +10,7 @@
 use serde::Serialize;
 use shared::api::LedgerRow;
 use shared::rules::Chips;
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::{PgExecutor, PgPool, Postgres, Transaction};
 use thiserror::Error;
 use uuid::Uuid;
 
@@ -359,8 +361,8 @@ pub async fn cash_out(
 
 /// Records that a hand has started, with the stacks it started from, the deck's hash and who
 /// played it.
-pub async fn start_hand(
-    pool: &PgPool,
+pub async fn start_hand<'e>(
+    db: impl PgExecutor<'e>,
     hand: Uuid,
     table_id: &str,
     deck_hash: &[u8],
@@ -388,7 +390,7 @@ pub async fn start_hand(
     .bind(i64::try_from(number).unwrap_or(i64::MAX))
     .bind(&accounts)
     .bind(&seats)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(())
 }
@@ -404,8 +406,8 @@ pub struct FinalStack {
 /// Settles a hand in one transaction: the new stacks, the rake and the history. The stacks
 /// before and after (plus the rake) must add up, or nothing is written. Settling the same hand
 /// twice changes nothing the second time.
-pub async fn settle_hand(
-    pool: &PgPool,
+pub async fn settle_hand<'e>(
+    db: impl PgExecutor<'e>,
     hand: Uuid,
     table_id: &str,
     stacks: &[FinalStack],
@@ -430,7 +432,7 @@ pub async fn settle_hand(
         .bind(&new_stacks)
         .bind(rake)
         .bind(history)
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?;
     match outcome.as_str() {
         "applied" => Ok(Outcome::Applied(())),

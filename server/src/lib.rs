@@ -9,6 +9,7 @@ pub mod client_ip;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod hand_writer;
 pub mod http;
 pub mod listen;
 pub mod metrics;

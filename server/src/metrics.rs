@@ -98,6 +98,9 @@ pub struct Metrics {
     /// settling it before its result is broadcast.
     pub hand_start_write: Histogram,
     pub hand_settle_write: Histogram,
+    /// Group commit (`hand_writer`): transactions, and the hand writes they carried.
+    pub hand_write_batches: Counter,
+    pub hand_writes: Counter,
 }
 
 impl Default for Metrics {
@@ -118,6 +121,8 @@ impl Default for Metrics {
             hand_duration: Histogram::new(HAND_BOUNDS),
             hand_start_write: Histogram::new(LATENCY_BOUNDS),
             hand_settle_write: Histogram::new(LATENCY_BOUNDS),
+            hand_write_batches: Counter::default(),
+            hand_writes: Counter::default(),
         }
     }
 }
@@ -186,6 +191,18 @@ impl Metrics {
             "counter",
             "Table messages serialised for broadcasts (one per audience per change).",
             self.frames_serialised.get(),
+        );
+        metric(
+            "scoop_hand_write_batches_total",
+            "counter",
+            "Transactions of the hand writer (group commit of hand starts and settlements).",
+            self.hand_write_batches.get(),
+        );
+        metric(
+            "scoop_hand_writes_total",
+            "counter",
+            "Hand starts and settlements written by the hand writer.",
+            self.hand_writes.get(),
         );
         metric(
             "scoop_database_errors_total",

@@ -38,6 +38,8 @@ const MAX_WATCHED: usize = 16;
 /// How often the server pings each socket, and how long a silent peer is kept.
 const PING_EVERY: Duration = Duration::from_secs(20);
 const PEER_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a socket the server closes waits for the peer's answering close.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// Messages over the rate within one minute after which a socket is closed.
 const MAX_STRIKES: u32 = 60;
 /// RFC 6455 close code for a peer that broke the rules.
@@ -186,10 +188,21 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
                 let allowed = limiter.allow(&());
                 if !allowed && abuse.strike(Instant::now()) {
                     state.metrics.sockets_closed_for_abuse.inc();
-                    let _ = conn.out.try_send(Outgoing::Close {
+                    // Queued behind what is already waiting, even when the queue is full
+                    // (an abusive socket fills it with refusals): the close code is the one
+                    // message the peer must get. A peer that does not read gets a second.
+                    let close = Outgoing::Close {
                         code: POLICY_VIOLATION,
                         reason: "too many messages",
-                    });
+                    };
+                    let _ = tokio::time::timeout(Duration::from_secs(1), conn.out.send(close)).await;
+                    // The closing handshake: what the peer still sends is read and dropped
+                    // until it answers the close, for a socket dropped with unread data is
+                    // reset, and a reset can discard the close frame before the peer reads it.
+                    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+                        while let Some(Ok(_)) = stream.next().await {}
+                    })
+                    .await;
                     break;
                 }
                 match msg {

@@ -16,6 +16,7 @@ use tokio::sync::{RwLock, broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::chips;
+use crate::hand_writer::HandWriter;
 use crate::metrics::Metrics;
 use actor::{ActorParts, Command, TableActor};
 use def::{DefError, TableDef};
@@ -31,6 +32,8 @@ struct TableHandle {
 
 pub struct Tables {
     pool: PgPool,
+    /// Every table's hand starts and settlements, group-committed.
+    writer: HandWriter,
     metrics: Arc<Metrics>,
     tables: RwLock<HashMap<String, TableHandle>>,
     pub lobby: broadcast::Sender<LobbyTable>,
@@ -60,6 +63,7 @@ impl Tables {
         }
         let (lobby, _) = broadcast::channel(4096);
         let tables = Arc::new(Tables {
+            writer: HandWriter::spawn(pool.clone(), metrics.clone()),
             pool,
             metrics,
             tables: RwLock::new(HashMap::new()),
@@ -137,7 +141,10 @@ impl Tables {
             id: def.id.clone(),
             def: def.clone(),
             table,
-            ledger: Arc::new(actor::ledger::PgLedger(self.pool.clone())),
+            ledger: Arc::new(actor::ledger::PgLedger {
+                pool: self.pool.clone(),
+                writer: self.writer.clone(),
+            }),
             rx,
             hand_number,
             banks,

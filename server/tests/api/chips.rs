@@ -356,3 +356,99 @@ async fn ledger_pages_through_ones_own_rows_only() {
     }
     app.assert_balanced().await;
 }
+
+/// Many tables' hand starts and settlements reach the group-commit writer at once: they are
+/// committed together in fewer transactions than writes, each table gets its own answer, and
+/// a refused write (a hand started twice, a settlement that does not balance) is refused alone
+/// while the rest of its batch is written.
+#[tokio::test]
+async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_the_bad_one() {
+    use server::hand_writer::{HandWriter, Settle, Start, Write};
+    use server::metrics::Metrics;
+
+    let (pool, _) = fresh_database().await;
+    let metrics = Arc::new(Metrics::default());
+    let writer = HandWriter::spawn(pool.clone(), metrics.clone());
+    let tables = 40;
+    let mut players = Vec::new();
+    for t in 0..tables {
+        let a = account(&pool, &format!("a{t}"), 1_000).await;
+        let b = account(&pool, &format!("b{t}"), 1_000).await;
+        buy_in(&pool, a, &format!("t{t}"), 0, 500, &format!("a{t}"))
+            .await
+            .unwrap();
+        buy_in(&pool, b, &format!("t{t}"), 1, 500, &format!("b{t}"))
+            .await
+            .unwrap();
+        players.push((a, b, Uuid::new_v4()));
+    }
+    let start = |t: usize, hand: Uuid, a: Uuid, b: Uuid| {
+        Write::Start(Start {
+            id: hand,
+            table_id: format!("t{t}"),
+            deck_hash: vec![1, 2, 3],
+            starting_stacks: json!([[0, 500], [1, 500]]),
+            number: 1,
+            players: vec![(0, a), (1, b)],
+        })
+    };
+    let starts = players
+        .iter()
+        .enumerate()
+        .map(|(t, &(a, b, hand))| writer.write(start(t, hand, a, b)));
+    for started in futures_util::future::join_all(starts).await {
+        assert_eq!(started.unwrap(), Outcome::Applied(()));
+    }
+
+    // Every table settles at once, table 0's settlement creating chips: refused inside a
+    // batch that is otherwise committed.
+    let settle = |t: usize, won: u64| {
+        let (a, b, hand) = players[t];
+        Write::Settle(Settle {
+            hand,
+            table_id: format!("t{t}"),
+            stacks: finals(&[(0, a, won), (1, b, 400)]),
+            rake: 10,
+            history: json!({"table": t}),
+        })
+    };
+    let settles = (0..tables).map(|t| writer.write(settle(t, if t == 0 { 900 } else { 590 })));
+    let answers = futures_util::future::join_all(settles).await;
+    assert!(
+        matches!(answers[0], Err(ChipsError::Unbalanced(_))),
+        "{:?}",
+        answers[0]
+    );
+    for (t, answer) in answers.iter().enumerate().skip(1) {
+        assert_eq!(answer.as_ref().unwrap(), &Outcome::Applied(()), "table {t}");
+    }
+
+    // A statement that fails (table 1's hand started again) rolls its batch back; the batch
+    // is then written one by one, so table 0's corrected settlement still goes through.
+    let (a1, b1, hand1) = players[1];
+    let again = futures_util::future::join_all([
+        writer.write(start(1, hand1, a1, b1)),
+        writer.write(settle(0, 590)),
+    ])
+    .await;
+    assert!(
+        matches!(again[0], Err(ChipsError::Database(_))),
+        "{:?}",
+        again[0]
+    );
+    assert_eq!(again[1].as_ref().unwrap(), &Outcome::Applied(()));
+
+    let complete: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(complete, tables as i64);
+    let writes = metrics.hand_writes.get();
+    let batches = metrics.hand_write_batches.get();
+    assert_eq!(writes, 2 * tables as u64 + 2);
+    assert!(
+        batches < writes,
+        "{writes} writes in {batches} transactions"
+    );
+    assert_balanced(&pool).await;
+}

@@ -1,6 +1,6 @@
 //! The table's view of the money layer: every chip movement a table makes, as one trait, so
 //! the order in which the table commits and shows things is tested without Postgres. The
-//! room uses [`PgLedger`], which is `crate::chips`.
+//! room uses [`PgLedger`], which is `crate::chips` (hand writes through `crate::hand_writer`).
 
 use futures_util::future::BoxFuture;
 use shared::rules::Chips;
@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::command::Account;
 use crate::chips::{self, ChipsError, CommittedSeat, FinalStack, Outcome};
+use crate::hand_writer::{self, HandWriter, Write};
 use crate::tables::def::{DefError, TableDef};
 use crate::tables::{Restored, load_table};
 
@@ -92,7 +93,12 @@ pub trait Ledger: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Restored, DefError>>;
 }
 
-pub struct PgLedger(pub PgPool);
+/// The room's ledger: Postgres, with hand starts and settlements group-committed by the
+/// [`HandWriter`].
+pub struct PgLedger {
+    pub pool: PgPool,
+    pub writer: HandWriter,
+}
 
 impl Ledger for PgLedger {
     fn buy_in<'a>(
@@ -103,7 +109,9 @@ impl Ledger for PgLedger {
         chips: Chips,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::buy_in(&self.0, account, table_id, seat, chips, key))
+        Box::pin(chips::buy_in(
+            &self.pool, account, table_id, seat, chips, key,
+        ))
     }
 
     fn top_up<'a>(
@@ -113,7 +121,7 @@ impl Ledger for PgLedger {
         chips: Chips,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::top_up(&self.0, account, table_id, chips, key))
+        Box::pin(chips::top_up(&self.pool, account, table_id, chips, key))
     }
 
     fn cash_out<'a>(
@@ -122,36 +130,41 @@ impl Ledger for PgLedger {
         table_id: &'a str,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::cash_out(&self.0, account, table_id, key))
+        Box::pin(chips::cash_out(&self.pool, account, table_id, key))
     }
 
     fn start_hand<'a>(&'a self, s: HandStart<'a>) -> BoxFuture<'a, Result<(), ChipsError>> {
-        Box::pin(chips::start_hand(
-            &self.0,
-            s.id,
-            s.table_id,
-            s.deck_hash,
-            s.starting_stacks,
-            s.number,
-            s.players,
-        ))
+        let write = Write::Start(hand_writer::Start {
+            id: s.id,
+            table_id: s.table_id.to_string(),
+            deck_hash: s.deck_hash.to_vec(),
+            starting_stacks: s.starting_stacks.clone(),
+            number: s.number,
+            players: s.players.to_vec(),
+        });
+        Box::pin(async move { self.writer.write(write).await.map(drop) })
     }
 
     fn settle_hand<'a>(
         &'a self,
         s: Settlement<'a>,
     ) -> BoxFuture<'a, Result<Outcome<()>, ChipsError>> {
-        Box::pin(chips::settle_hand(
-            &self.0, s.hand, s.table_id, s.stacks, s.rake, s.history,
-        ))
+        let write = Write::Settle(hand_writer::Settle {
+            hand: s.hand,
+            table_id: s.table_id.to_string(),
+            stacks: s.stacks.to_vec(),
+            rake: s.rake,
+            history: s.history.clone(),
+        });
+        Box::pin(self.writer.write(write))
     }
 
     fn void_hand(&self, hand: Uuid) -> BoxFuture<'_, Result<Outcome<()>, ChipsError>> {
-        Box::pin(chips::void_hand(&self.0, hand))
+        Box::pin(chips::void_hand(&self.pool, hand))
     }
 
     fn hand_status(&self, hand: Uuid) -> BoxFuture<'_, Result<Option<String>, ChipsError>> {
-        Box::pin(chips::hand_status(&self.0, hand))
+        Box::pin(chips::hand_status(&self.pool, hand))
     }
 
     fn seat_of<'a>(
@@ -159,7 +172,7 @@ impl Ledger for PgLedger {
         table_id: &'a str,
         account: Uuid,
     ) -> BoxFuture<'a, Result<Option<CommittedSeat>, ChipsError>> {
-        Box::pin(chips::seat_of(&self.0, table_id, account))
+        Box::pin(chips::seat_of(&self.pool, table_id, account))
     }
 
     fn save_time_bank<'a>(
@@ -168,11 +181,13 @@ impl Ledger for PgLedger {
         account: Uuid,
         left_ms: i32,
     ) -> BoxFuture<'a, Result<(), ChipsError>> {
-        Box::pin(chips::save_time_bank(&self.0, table_id, account, left_ms))
+        Box::pin(chips::save_time_bank(
+            &self.pool, table_id, account, left_ms,
+        ))
     }
 
     fn fund_house_bot(&self, bot: Uuid, needed: Chips) -> BoxFuture<'_, Result<(), ChipsError>> {
-        Box::pin(chips::fund_house_bot(&self.0, bot, needed))
+        Box::pin(chips::fund_house_bot(&self.pool, bot, needed))
     }
 
     fn reload<'a>(
@@ -180,7 +195,7 @@ impl Ledger for PgLedger {
         def: &'a TableDef,
         bots: &'a [Account],
     ) -> BoxFuture<'a, Result<Restored, DefError>> {
-        Box::pin(load_table(&self.0, def, bots))
+        Box::pin(load_table(&self.pool, def, bots))
     }
 }
 
