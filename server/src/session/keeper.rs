@@ -84,27 +84,8 @@ impl Keeper {
         if hashes.is_empty() {
             return Ok(0);
         }
-        let alive: Vec<Vec<u8>> = sqlx::query_scalar(
-            "WITH live AS ( \
-               SELECT s.token_hash, s.last_seen_at FROM sessions s \
-               JOIN accounts a ON a.id = s.account_id \
-               WHERE s.token_hash = ANY($1) \
-                 AND s.last_seen_at > now() - make_interval(mins => $2) \
-                 AND s.created_at > now() - make_interval(days => $3) \
-             ), touched AS ( \
-               UPDATE sessions s SET last_seen_at = now() FROM live \
-               WHERE s.token_hash = live.token_hash \
-                 AND live.last_seen_at < now() - make_interval(secs => $4) \
-             ) \
-             SELECT token_hash FROM live",
-        )
-        .bind(&hashes)
-        .bind(lifetime.idle_minutes_param())
-        .bind(lifetime.max_days_param())
-        .bind(lifetime.touch_every().as_secs_f64())
-        .fetch_all(pool)
-        .await?;
-        let alive: HashSet<Vec<u8>> = alive.into_iter().collect();
+        let alive = super::alive(pool, &hashes, lifetime).await?;
+        let alive: HashSet<Vec<u8>> = alive.into_iter().map(|s| s.token_hash).collect();
         let mut ended = 0;
         for socket in self.lock().values_mut() {
             if !alive.contains(&socket.hash)

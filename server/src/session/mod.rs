@@ -167,11 +167,35 @@ pub async fn lookup(
     token: &str,
     lifetime: Lifetime,
 ) -> Result<Option<(Uuid, String)>, sqlx::Error> {
+    let live = alive(pool, &[token_hash(token)], lifetime).await?;
+    Ok(live
+        .into_iter()
+        .next()
+        .map(|session| (session.account, session.username)))
+}
+
+/// A session still alive, as [`alive`] finds it.
+#[derive(sqlx::FromRow)]
+pub struct Alive {
+    pub token_hash: Vec<u8>,
+    #[sqlx(rename = "id")]
+    pub account: Uuid,
+    pub username: String,
+}
+
+/// Which of the sessions with these token hashes are alive, touching those last seen longer
+/// ago than [`Lifetime::touch_every`] (a use, or an open socket, keeps a session alive). One
+/// statement whatever the number of sessions; it writes nothing when none needs a touch.
+pub async fn alive(
+    pool: &PgPool,
+    hashes: &[Vec<u8>],
+    lifetime: Lifetime,
+) -> Result<Vec<Alive>, sqlx::Error> {
     sqlx::query_as(
         "WITH live AS ( \
            SELECT s.token_hash, s.last_seen_at, a.id, a.username FROM sessions s \
            JOIN accounts a ON a.id = s.account_id \
-           WHERE s.token_hash = $1 \
+           WHERE s.token_hash = ANY($1) \
              AND s.last_seen_at > now() - make_interval(mins => $2) \
              AND s.created_at > now() - make_interval(days => $3) \
          ), touched AS ( \
@@ -179,13 +203,13 @@ pub async fn lookup(
            WHERE s.token_hash = live.token_hash \
              AND live.last_seen_at < now() - make_interval(secs => $4) \
          ) \
-         SELECT id, username FROM live",
+         SELECT token_hash, id, username FROM live",
     )
-    .bind(token_hash(token))
+    .bind(hashes)
     .bind(lifetime.idle_minutes_param())
     .bind(lifetime.max_days_param())
     .bind(lifetime.touch_every().as_secs_f64())
-    .fetch_optional(pool)
+    .fetch_all(pool)
     .await
 }
 
