@@ -28,10 +28,12 @@ use crate::tables::actor::{Account, Command, ConnId, Outgoing, Request, encode};
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
 /// Messages queued for a slow client before it is marked stale and resynced.
 const OUTBOUND_QUEUE: usize = 64;
-/// Socket buffers: tungstenite's defaults (128 KiB each way) cost 1.5 GB at 6,000 sockets,
-/// for messages that are a few KiB.
-const READ_BUFFER: usize = 8 * 1024;
-const WRITE_BUFFER: usize = 16 * 1024;
+/// Socket buffers: tungstenite's defaults (128 KiB each way) cost 1.5 GB at 6,000 sockets.
+/// What a client sends is a few hundred bytes (a larger frame reserves its own length), and
+/// what is queued for it goes out in writes of this size; each buffer is kept for the
+/// socket's life, so they are most of what an idle socket costs.
+const READ_BUFFER: usize = 2 * 1024;
+const WRITE_BUFFER: usize = 4 * 1024;
 /// Tables one connection may watch at once.
 const MAX_WATCHED: usize = 16;
 
