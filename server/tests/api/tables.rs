@@ -635,8 +635,13 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     .await;
     let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::ChatRejected);
+    // A spectator who arrives later reads what was said (the backlog follows the snapshot),
+    // but may not talk.
     let mut spectator = connect(&app, None).await;
     spectator.watch("t").await;
+    spectator
+        .until(|m| matches!(m, ServerMessage::Chat { from, text, .. } if from == "ann" && text == "bonne chance"))
+        .await;
     spectator
         .send(&ClientMessage::Chat {
             table: "t".into(),

@@ -245,6 +245,8 @@ impl TableState {
                 self.seq = seq;
                 self.view = Some(*view);
                 self.set_clock(clock);
+                // The server follows every snapshot with the table's recent chat.
+                self.chat.clear();
                 None
             }
             ServerMessage::Events {

@@ -2,7 +2,7 @@
 //! without letting a slow connection cost the table anything.
 
 use axum::extract::ws::Utf8Bytes;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use shared::format;
 
@@ -62,9 +62,25 @@ pub fn encode(msg: &ServerMessage) -> Utf8Bytes {
     serde_json::to_string(msg).unwrap_or_default().into()
 }
 
+/// Chat lines kept for watchers who arrive later.
+pub const CHAT_BACKLOG: usize = 50;
+
 #[derive(Default)]
 pub struct Watchers {
     map: HashMap<ConnId, Watcher>,
+    /// The last [`CHAT_BACKLOG`] chat lines, sent after every snapshot: whoever joins,
+    /// reloads or resyncs reads the conversation they walked into.
+    chat: VecDeque<Utf8Bytes>,
+}
+
+/// The chat backlog after a snapshot. Best effort: an old chat line that does not fit in a
+/// full queue is not worth marking the watcher behind for (it would get the snapshot again).
+fn send_backlog(chat: &VecDeque<Utf8Bytes>, out: &Outbound) {
+    for line in chat {
+        if out.try_send(Outgoing::Frame(line.clone())).is_err() {
+            return;
+        }
+    }
 }
 
 impl Watchers {
@@ -111,8 +127,9 @@ impl Watchers {
     /// Returns the number of messages serialised.
     pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
         let mut built: HashMap<(Viewer, bool), Utf8Bytes> = HashMap::new();
+        let Watchers { map, chat } = self;
         for players_pass in [true, false] {
-            for w in self.map.values_mut() {
+            for w in map.values_mut() {
                 if w.stale && w.out.capacity() == 0 {
                     continue;
                 }
@@ -130,7 +147,11 @@ impl Watchers {
                         }
                     })
                     .clone();
+                let snapshot = w.stale;
                 w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
+                if snapshot && !w.stale {
+                    send_backlog(chat, &w.out);
+                }
             }
         }
         built.len()
@@ -143,6 +164,18 @@ impl Watchers {
         };
         let text = frame.snapshot(frame.viewer(w.account));
         w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
+        if !w.stale {
+            send_backlog(&self.chat, &w.out);
+        }
+    }
+
+    /// A chat line to everyone, kept for the backlog.
+    pub fn chat(&mut self, line: Utf8Bytes) {
+        self.send_all(&line);
+        self.chat.push_back(line);
+        if self.chat.len() > CHAT_BACKLOG {
+            self.chat.pop_front();
+        }
     }
 
     /// The same message to everyone (chat, notices); a full queue marks the watcher behind.
@@ -281,6 +314,32 @@ mod tests {
         assert!(cards(&mine, 0).is_some(), "a player sees their hand");
         assert!(cards(&mine, 1).is_none(), "but not the other's");
         assert!(cards(&theirs, 0).is_none() && cards(&theirs, 1).is_none());
+    }
+
+    #[test]
+    fn a_watcher_who_joins_gets_the_snapshot_then_the_last_fifty_chat_lines() {
+        let table = table();
+        let mut w = Watchers::default();
+        let mut talker = watch(&mut w, 1, Some(1), 1024);
+        for n in 0..60 {
+            w.chat(format!("line {n}").into());
+        }
+        assert_eq!(std::iter::from_fn(|| talker.try_recv().ok()).count(), 60);
+
+        let mut late = watch(&mut w, 2, None, 64);
+        w.snapshot(2, &frame(&table, 7));
+        let got: Vec<Utf8Bytes> = std::iter::from_fn(|| late.try_recv().ok().map(text)).collect();
+        assert_eq!(got.len(), 1 + CHAT_BACKLOG);
+        assert!(got[0].contains("\"snapshot\""), "{}", got[0]);
+        let lines: Vec<&str> = got[1..].iter().map(|t| t.as_str()).collect();
+        assert_eq!(lines.first(), Some(&"line 10"));
+        assert_eq!(lines.last(), Some(&"line 59"));
+
+        // A queue too small for the backlog gets the snapshot and is not marked behind.
+        let mut small = watch(&mut w, 3, None, 4);
+        w.snapshot(3, &frame(&table, 7));
+        assert_eq!(std::iter::from_fn(|| small.try_recv().ok()).count(), 4);
+        assert!(!w.is_stale(3));
     }
 
     #[test]

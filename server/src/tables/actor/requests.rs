@@ -152,7 +152,7 @@ impl TableActor {
                     from: name.unwrap_or_default(),
                     text,
                 });
-                self.watchers.send_all(&line);
+                self.watchers.chat(line);
             }
         }
         Ok(())
