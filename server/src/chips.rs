@@ -2,9 +2,9 @@
 //!
 //! Every function here is one Postgres transaction, except `start_hand` and `settle_hand`,
 //! which run on the executor they are given: the pool (a transaction of their own), or the
-//! hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every change to a balance writes a ledger
-//! row in the same transaction; balances can never go negative (a CHECK in the schema backs
-//! the check made here). Functions that a client can retry take an idempotency key: the second
+//! hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every
+//! change to a balance writes a ledger row in the same transaction; balances can never go
+//! negative (a CHECK in the schema backs the check made here). Functions that a client can retry take an idempotency key: the second
 //! call with the same key changes nothing and answers [`Outcome::Replayed`].
 
 use serde::Serialize;

@@ -138,9 +138,9 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
     let writer = tokio::spawn(async move {
         // What is queued goes out in one write and one flush: a flush (a send(2)) per message
         // per socket was a third of the server's CPU under load.
-        while let Some(first) = out_rx.recv().await {
-            let mut next = Some(first);
-            while let Some(item) = next.take() {
+        let mut queued = Vec::with_capacity(OUTBOUND_QUEUE);
+        while out_rx.recv_many(&mut queued, OUTBOUND_QUEUE).await > 0 {
+            for item in queued.drain(..) {
                 match frame(item) {
                     Ok(message) => {
                         if sink.feed(message).await.is_err() {
@@ -152,7 +152,6 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
                         return;
                     }
                 }
-                next = out_rx.try_recv().ok();
             }
             if sink.flush().await.is_err() {
                 return;

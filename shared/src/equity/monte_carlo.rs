@@ -26,19 +26,7 @@ pub(super) fn sample(spot: &Spot, deck: &[Card], trials: u32, seed: u64) -> Equi
         .map(|h| h.as_ref().map(Hole::new))
         .collect();
     let unknown: Vec<usize> = (0..players).filter(|&i| holes[i].is_none()).collect();
-    let known = spot.hands.iter().flatten();
-    // Suits in which some hand holds two cards (bit per suit); with unknown hands, any.
-    let flush_suits = if unknown.is_empty() {
-        Suit::ALL.iter().fold(0u8, |mask, &suit| {
-            let two = known
-                .clone()
-                .any(|h| h.iter().filter(|c| c.suit() == suit).count() >= 2);
-            mask | u8::from(two) << suit as u8
-        })
-    } else {
-        0b1111
-    };
-    let mut by_ranks = RankOutcomes::new(!unknown.is_empty());
+    let mut by_ranks = RankOutcomes::new(&holes);
     let missing = 5 - spot.board.len();
     let draws = missing + 4 * unknown.len();
     let mut board = [Card::new(Rank::TWO, Suit::Clubs); 5];
@@ -55,8 +43,9 @@ pub(super) fn sample(spot: &Spot, deck: &[Card], trials: u32, seed: u64) -> Equi
             deck.swap(i, j);
         }
         board[spot.board.len()..].copy_from_slice(&deck[..missing]);
-        let flush = eval::flush_suit(&board).is_some_and(|s| flush_suits & 1 << s as u8 != 0);
-        if !flush && let Some(code) = by_ranks.get(&board, &holes, &mut highs, &mut lows) {
+        if let Some(by_ranks) = &mut by_ranks
+            && let Some(code) = by_ranks.get(&board, &mut highs, &mut lows)
+        {
             outcomes.count(code);
             continue;
         }
@@ -96,35 +85,43 @@ fn outcome(highs: &[u16], lows: &[u8]) -> usize {
     code
 }
 
-/// Outcomes of boards decided by their ranks, by rank class.
+/// Outcomes of boards decided by their ranks, by rank class, for hands that are all known.
 struct RankOutcomes {
-    /// `outcome + 1`; `0` for a class not met yet. Empty when hands are dealt per trial, which
-    /// makes the classes' outcomes change from trial to trial.
+    holes: Vec<Hole>,
+    /// Suits in which some hand holds two cards (bit per suit): a board with three of one of
+    /// them may make a flush, and is evaluated in full.
+    flush_suits: u8,
+    /// `outcome + 1`; `0` for a class not met yet.
     codes: Vec<u32>,
 }
 
 impl RankOutcomes {
-    fn new(unknown_hands: bool) -> RankOutcomes {
-        let size = if unknown_hands { 0 } else { eval::RANK_CLASSES };
-        RankOutcomes {
-            codes: vec![0; size],
-        }
+    /// `None` when some hand is dealt per trial, which changes every class's outcome from
+    /// trial to trial.
+    fn new(holes: &[Option<Hole>]) -> Option<RankOutcomes> {
+        let holes: Vec<Hole> = holes.iter().copied().collect::<Option<_>>()?;
+        let flush_suits = Suit::ALL.iter().fold(0u8, |mask, &suit| {
+            let two = holes.iter().any(|h| h.suited(suit).count_ones() >= 2);
+            mask | u8::from(two) << suit as u8
+        });
+        Some(RankOutcomes {
+            holes,
+            flush_suits,
+            codes: vec![0; eval::RANK_CLASSES],
+        })
     }
 
-    /// The outcome of a board on which no flush can be made; `None` when not kept.
+    /// The outcome of this board, unless a flush can be made on it.
     #[inline]
-    fn get(
-        &mut self,
-        board: &[Card; 5],
-        holes: &[Option<Hole>],
-        highs: &mut [u16],
-        lows: &mut [u8],
-    ) -> Option<usize> {
+    fn get(&mut self, board: &[Card; 5], highs: &mut [u16], lows: &mut [u8]) -> Option<usize> {
+        if eval::flush_suit(board).is_some_and(|s| self.flush_suits & 1 << s as u8 != 0) {
+            return None;
+        }
         let ranks = board.map(|c| c.rank().index());
         let code = self.codes.get_mut(eval::rank_class(ranks))?;
         if *code == 0 {
             let (row, low_row) = eval::rank_rows(ranks);
-            for ((hole, high), low) in holes.iter().flatten().zip(&mut *highs).zip(&mut *lows) {
+            for ((hole, high), low) in self.holes.iter().zip(&mut *highs).zip(&mut *lows) {
                 *high = hole.rank_high(row);
                 *low = eval::low_key(hole.low_mask(low_row));
             }
