@@ -45,13 +45,21 @@ pub struct AppState {
     pub websockets: Arc<PerIp>,
     /// The sessions of open sockets, checked together.
     pub sessions: Arc<Keeper>,
+    /// Tables opened per account: a few at once, then one a minute.
+    pub creations: Arc<RateLimiter<Uuid>>,
 }
 
 impl AppState {
     /// Voids hands left running by a stopped process and opens the tables.
     pub async fn start(pool: PgPool, config: Config) -> Result<AppState, StartError> {
         let metrics = Arc::new(Metrics::default());
-        let tables = Tables::start(pool.clone(), metrics.clone(), config.tables.as_deref()).await?;
+        let tables = Tables::start(
+            pool.clone(),
+            metrics.clone(),
+            config.tables.as_deref(),
+            config.home_options(),
+        )
+        .await?;
         // The evaluator builds its tables on first use; do it now rather than in a showdown.
         shared::eval::warm_up();
         let hasher = Hasher::new(config.hash_concurrency)?;
@@ -74,6 +82,7 @@ impl AppState {
             logouts,
             tables,
             metrics,
+            creations: Arc::new(RateLimiter::new(1, 3)),
         })
     }
 }
@@ -136,7 +145,37 @@ pub fn router(state: AppState) -> Router {
         )
         .fallback_service(web)
         .layer(axum::middleware::map_response(http::headers::cache_static));
+    // The span names the path without an invite's token (nor any query string): a log must
+    // not open a private table to whoever reads it.
+    let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+        tracing::debug_span!(
+            "request",
+            method = %request.method(),
+            path = %loggable_path(request.uri().path()),
+        )
+    });
     http::headers::secure(app, &config.allowed_origins, config.secure_cookies)
-        .layer(TraceLayer::new_for_http())
+        .layer(trace)
         .with_state(state)
+}
+
+/// A request path as logs may show it: an invite's token is left out.
+fn loggable_path(path: &str) -> &str {
+    if path.starts_with("/api/invites/") {
+        "/api/invites/…"
+    } else {
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_invite_token_never_reaches_a_log() {
+        assert_eq!(
+            super::loggable_path("/api/invites/secret"),
+            "/api/invites/…"
+        );
+        assert_eq!(super::loggable_path("/api/tables"), "/api/tables");
+    }
 }

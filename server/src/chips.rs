@@ -576,6 +576,16 @@ pub async fn running_hands(pool: &PgPool) -> Result<Vec<Uuid>, ChipsError> {
     )
 }
 
+/// Seats still held at tables that are closed: a cash-out at closing that did not go through.
+pub async fn seats_at_closed_tables(pool: &PgPool) -> Result<Vec<(String, Uuid)>, ChipsError> {
+    Ok(sqlx::query_as(
+        "SELECT s.table_id, s.account_id FROM table_seats s \
+         JOIN poker_tables t ON t.id = s.table_id WHERE t.closed_at IS NOT NULL",
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Credits a free refill if the account is eligible.
 pub async fn refill(
     pool: &PgPool,

@@ -119,12 +119,44 @@ pub struct Config {
     #[arg(long, env = "SCOOP_WEB_DIR", default_value = "web/dist")]
     pub web_dir: String,
 
+    /// Open tables one player may host (home games).
+    #[arg(long, env = "SCOOP_PLAYER_TABLES_PER_HOST", default_value_t = 2)]
+    pub player_tables_per_host: u32,
+
+    /// Open player tables in the whole room.
+    #[arg(long, env = "SCOOP_PLAYER_TABLES_MAX", default_value_t = 500)]
+    pub player_tables_max: u32,
+
+    /// The largest big blind a player's table may have.
+    #[arg(long, env = "SCOOP_PLAYER_MAX_BIG_BLIND", default_value_t = 1_000)]
+    pub player_max_big_blind: u64,
+
+    /// A player's table nobody sits at for this many seconds closes itself.
+    #[arg(long, env = "SCOOP_PLAYER_TABLE_IDLE_SECS", default_value_t = 30 * 60)]
+    pub player_table_idle_secs: u64,
+
+    /// The pause between hands at players' tables, in milliseconds.
+    #[arg(long, env = "SCOOP_PLAYER_TABLE_PAUSE_MS", default_value_t = 2_000)]
+    pub player_table_pause_ms: u64,
+
     /// Log as JSON lines instead of text.
     #[arg(long, env = "SCOOP_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
 }
 
 impl Config {
+    pub fn home_options(&self) -> crate::tables::HomeOptions {
+        crate::tables::HomeOptions {
+            limits: crate::tables::home::Limits {
+                per_host: self.player_tables_per_host,
+                total: self.player_tables_max,
+                max_big_blind: self.player_max_big_blind,
+            },
+            idle_close: std::time::Duration::from_secs(self.player_table_idle_secs),
+            between_hands_ms: self.player_table_pause_ms,
+        }
+    }
+
     pub fn session_lifetime(&self) -> crate::session::Lifetime {
         crate::session::Lifetime {
             idle_minutes: self.session_idle_minutes,

@@ -31,6 +31,9 @@ pub enum ApiError {
     UsernameTaken,
     #[error("{0}")]
     NotFound(String),
+    /// An operator's limit reached (nothing was done).
+    #[error("{0}")]
+    Limit(String),
     #[error(transparent)]
     Chips(#[from] ChipsError),
     #[error("internal error")]
@@ -51,6 +54,7 @@ impl ApiError {
             ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::UsernameTaken => (StatusCode::CONFLICT, "username_taken"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::Limit(_) => (StatusCode::CONFLICT, "limit_reached"),
             ApiError::Chips(e) => match e {
                 ChipsError::InvalidAmount => (StatusCode::BAD_REQUEST, "invalid_amount"),
                 ChipsError::InsufficientBalance { .. } => {

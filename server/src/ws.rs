@@ -1,7 +1,7 @@
 //! The WebSocket gateway: one task per connection, translating protocol messages into table
 //! commands. It never builds game state itself: what it forwards was projected by the table.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -122,12 +122,20 @@ fn error(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
     })
 }
 
+/// The answer for a table that does not exist, or that this connection may not reach: the
+/// same words, so that a private table cannot be told from no table.
+fn no_such_table(table: &str) -> Utf8Bytes {
+    error(ErrorCode::NoSuchTable, format!("no table `{table}`"))
+}
+
 struct Connection {
     id: ConnId,
     state: AppState,
     account: Option<Account>,
     out: mpsc::Sender<Outgoing>,
     watching: HashSet<String>,
+    /// The invite each private table was watched with (its link's token).
+    invites: HashMap<String, String>,
     lobby: Option<broadcast::Receiver<LobbyTable>>,
 }
 
@@ -169,6 +177,7 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
         account,
         out,
         watching: HashSet::new(),
+        invites: HashMap::new(),
         lobby: None,
     };
     let per_second = state.config.ws_messages_per_second;
@@ -340,8 +349,16 @@ impl Connection {
                 self.lobby = None;
                 return;
             }
-            ClientMessage::Watch { table } => return self.watch(&table).await,
+            ClientMessage::Watch { table, invite } => {
+                if let Some(invite) = invite
+                    && (self.invites.contains_key(&table) || self.invites.len() < MAX_WATCHED)
+                {
+                    self.invites.insert(table.clone(), invite);
+                }
+                return self.watch(&table).await;
+            }
             ClientMessage::Unwatch { table } => {
+                self.invites.remove(&table);
                 if self.watching.remove(&table)
                     && let Some(tx) = self.state.tables.sender(&table).await
                 {
@@ -350,13 +367,13 @@ impl Connection {
                 return;
             }
             ClientMessage::Resync { table } => {
-                if let Some(tx) = self.state.tables.sender(&table).await {
+                if let Some(tx) = self.sender(&table).await {
                     if !self.watching.contains(&table) {
                         return self.watch(&table).await;
                     }
                     self.command(&tx, Command::Resync { conn: self.id });
                 } else {
-                    self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+                    self.send(no_such_table(&table));
                 }
                 return;
             }
@@ -390,29 +407,54 @@ impl Connection {
             } => (table, Request::TopUp { amount, request_id }),
             ClientMessage::Leave { table, request_id } => (table, Request::Leave { request_id }),
             ClientMessage::Chat { table, text } => (table, Request::Chat { text }),
+            ClientMessage::Host { table, action } => {
+                let Some(account) = self.account.clone() else {
+                    return self.send(error(ErrorCode::NotLoggedIn, "log in to host a table"));
+                };
+                let Some(tx) = self.sender(&table).await else {
+                    return self.send(no_such_table(&table));
+                };
+                return self.command(
+                    &tx,
+                    Command::Host {
+                        account,
+                        out: self.out.clone(),
+                        action,
+                    },
+                );
+            }
         };
         let Some(account) = self.account.clone() else {
             return self.send(error(ErrorCode::NotLoggedIn, "log in to play"));
         };
-        let Some(tx) = self.state.tables.sender(&table).await else {
-            return self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+        let Some(tx) = self.sender(&table).await else {
+            return self.send(no_such_table(&table));
         };
         if !self.watching.contains(&table) {
             self.watch(&table).await;
         }
+        let invite = self.invites.get(&table).cloned();
         self.command(
             &tx,
             Command::Player {
                 account,
+                invite,
                 out: self.out.clone(),
                 request,
             },
         );
     }
 
+    /// The table's queue if this connection may reach it (see `Tables::sender_for`).
+    async fn sender(&self, table: &str) -> Option<mpsc::Sender<Command>> {
+        let account = self.account.as_ref().map(|a| a.id);
+        let invite = self.invites.get(table).map(String::as_str);
+        self.state.tables.sender_for(table, account, invite).await
+    }
+
     async fn watch(&mut self, table: &str) {
-        let Some(tx) = self.state.tables.sender(table).await else {
-            return self.send(error(ErrorCode::NoSuchTable, format!("no table `{table}`")));
+        let Some(tx) = self.sender(table).await else {
+            return self.send(no_such_table(table));
         };
         if !self.watching.contains(table) && self.watching.len() >= MAX_WATCHED {
             return self.send(error(
@@ -426,6 +468,7 @@ impl Connection {
             Command::Watch {
                 conn: self.id,
                 account: self.account.clone(),
+                invite: self.invites.get(table).cloned(),
                 out: self.out.clone(),
             },
         );

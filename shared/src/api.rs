@@ -63,3 +63,67 @@ pub struct HandSummary {
 pub struct HandList {
     pub hands: Vec<HandSummary>,
 }
+
+/// Blinds offered on the "New table" form (small, big); a player may also set their own
+/// within the operator's ceiling.
+pub const STAKES_PRESETS: [(crate::rules::Chips, crate::rules::Chips); 6] =
+    [(1, 2), (2, 5), (5, 10), (10, 20), (25, 50), (50, 100)];
+
+/// A table a player opens (`POST /api/tables`). Amounts are chips; a fixed-limit table's
+/// small bet is its big blind. Buy-ins default to 10 and 100 big blinds. Player tables take no rake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTable {
+    pub name: String,
+    pub structure: crate::rules::Structure,
+    pub small_blind: crate::rules::Chips,
+    pub big_blind: crate::rules::Chips,
+    pub seats: u8,
+    /// Seconds for each decision.
+    pub clock_secs: u32,
+    #[serde(default)]
+    pub min_buy_in: Option<crate::rules::Chips>,
+    #[serde(default)]
+    pub max_buy_in: Option<crate::rules::Chips>,
+    /// Reached only by its invite link, never listed.
+    #[serde(default)]
+    pub private: bool,
+    /// Whether people without a seat see the game.
+    #[serde(default = "yes")]
+    pub spectators: bool,
+    /// Whether the host approves each seat.
+    #[serde(default)]
+    pub seat_approval: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A table just opened: its id, and for a private table the token of its invite link
+/// (`#/join/TOKEN`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedTable {
+    pub table: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}
+
+/// What an invite link opens (`GET /api/invites/TOKEN`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invite {
+    pub table: crate::protocol::LobbyTable,
+}
+
+/// The tables an account hosts (`GET /api/tables/mine`), with their invite tokens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostedTables {
+    pub tables: Vec<HostedTable>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostedTable {
+    pub table: crate::protocol::LobbyTable,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}

@@ -12,10 +12,12 @@ use crate::pot::Pot;
 use crate::rules::{Chips, Stakes};
 use crate::table::SeatStatus;
 
-/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v2.jsonl`
-/// (version 1 files still read: version 2 only added `format::Event::Equity`).
-/// A change to the layout is a new version (and the fixtures of the old one stay).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v3.jsonl`.
+/// Earlier versions' files still read: version 2 added `format::Event::Equity`, version 3 the
+/// home games (`Watch`'s `invite`, `Host`, `HostPanel`, `TableView::home` and `name`, `LobbyTable::host`
+/// and their error codes). A change to the layout is a new version (and the fixtures of the
+/// old one stay).
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;
@@ -93,9 +95,12 @@ pub enum ClientMessage {
     SubscribeLobby,
     /// No more lobby updates (a player at a table does not need them).
     UnsubscribeLobby,
-    /// Watch a table (no account needed).
+    /// Watch a table (no account needed). A private table needs its invite (the token of
+    /// its link) unless the viewer is seated there or hosts it.
     Watch {
         table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
     },
     Unwatch {
         table: TableId,
@@ -150,7 +155,50 @@ pub enum ClientMessage {
     Resync {
         table: TableId,
     },
+    /// What the host of a player's table decides (refused for anyone else).
+    Host {
+        table: TableId,
+        action: HostAction,
+    },
     Ping,
+}
+
+/// A host's controls. None of them sees a card, changes a hand in play or moves chips
+/// other than back to a player's balance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum HostAction {
+    /// No new hand is dealt until `Resume` (the hand in play finishes).
+    Pause,
+    Resume,
+    /// Stand the player up (after the hand in play), chips back to their balance; they
+    /// cannot sit at this table again while it is open.
+    Remove {
+        seat: u8,
+    },
+    /// Seat the player who asked for this seat (seat approval).
+    Approve {
+        seat: u8,
+    },
+    Refuse {
+        seat: u8,
+    },
+    /// The seated player at `seat` becomes the host.
+    HandOver {
+        seat: u8,
+    },
+    /// Finish the hand in play, cash everyone out, close the table.
+    Close,
+    /// A new invite link; the old one stops working at once.
+    RotateInvite,
+    /// Whether people without a seat see the game.
+    SetSpectators {
+        allowed: bool,
+    },
+    /// Whether a seat must be approved by the host.
+    SetSeatApproval {
+        on: bool,
+    },
 }
 
 /// A seat as one viewer sees it.
@@ -190,6 +238,35 @@ pub struct TableView {
     pub you: Option<u8>,
     /// The viewer's legal actions when it is their turn.
     pub legal: Option<Legal>,
+    /// The table's name (filled in by the server; empty in a view built without one).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// A table a player opened: who hosts it and how it is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<HomeView>,
+}
+
+/// A player's table as everyone at it sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HomeView {
+    /// The host's name.
+    pub host: String,
+    /// No new hand is dealt until the host resumes.
+    pub paused: bool,
+    /// Reached only by its invite link.
+    pub private: bool,
+    /// Whether people without a seat see the game (else they see the seats only).
+    pub spectators: bool,
+    /// Whether a seat must be approved by the host.
+    pub seat_approval: bool,
+}
+
+/// Someone asking the host for a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatRequest {
+    pub seat: u8,
+    pub name: String,
+    pub buy_in: Chips,
 }
 
 /// An event as one viewer may see it.
@@ -219,6 +296,9 @@ pub struct LobbyTable {
     pub average_pot: Chips,
     pub hands_per_hour: u32,
     pub spectators: u32,
+    /// A table a player opened: the host's name (the lobby marks it a player table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Machine-readable error codes so the client can react (and translate) without parsing text.
@@ -239,6 +319,12 @@ pub enum ErrorCode {
     DatabaseUnavailable,
     /// A request sent again with the same request id: it was carried out the first time.
     AlreadyDone,
+    /// Only the table's host may do that.
+    NotHost,
+    /// The seat was asked for; the host decides (no chips moved yet).
+    AwaitingApproval,
+    /// The host refused the seat, or removed this player from the table.
+    SeatRefused,
     Internal,
 }
 
@@ -290,6 +376,13 @@ pub enum ServerMessage {
         /// The table the failed request was about, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         table: Option<TableId>,
+    },
+    /// To the host only: the invite link's token (private tables) and who asks for a seat.
+    HostPanel {
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
+        pending: Vec<SeatRequest>,
     },
     /// The session behind this socket has ended (logout or expiry).
     SessionEnded,

@@ -101,6 +101,8 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         to_act: hand.and_then(|h| h.to_act()),
         you,
         legal,
+        name: String::new(),
+        home: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The wire protocol, pinned: one example of every server and client message, written by the
-//! code and compared byte for byte with `tests/fixtures/*_v2.jsonl`, then read back. Browsers
+//! code and compared byte for byte with `tests/fixtures/*_messages_v3.jsonl` and
+//! `events_v2.jsonl`, then read back. Browsers
 //! still running the previous bundle talk to a new server during an upgrade, so a change here
 //! must be a deliberate new version, never an accident; and every earlier version's files
 //! must still read.
@@ -11,7 +12,8 @@ mod common;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use shared::protocol::{
-    ClientMessage, Clock, ErrorCode, LobbyTable, PreAction, RequestId, ServerMessage,
+    ClientMessage, Clock, ErrorCode, HomeView, HostAction, LobbyTable, PreAction, RequestId,
+    SeatRequest, ServerMessage,
 };
 use shared::table::{PlayerId, Table, TableConfig};
 use shared::view::{Viewer, project, table_view};
@@ -40,6 +42,7 @@ fn lobby_table() -> LobbyTable {
         average_pot: 240,
         hands_per_hour: 85,
         spectators: 2,
+        host: None,
     }
 }
 
@@ -96,10 +99,62 @@ fn every_server_message_keeps_its_wire_format() {
             message: "could not read that message".into(),
             table: None,
         },
+        ServerMessage::Snapshot {
+            table: "p-3f9a0c21d4e7".into(),
+            seq: 2,
+            view: Box::new(shared::protocol::TableView {
+                name: "Friday game".into(),
+                home: Some(HomeView {
+                    host: "ann".into(),
+                    paused: true,
+                    private: true,
+                    spectators: false,
+                    seat_approval: true,
+                }),
+                ..table_view(&table, Viewer::Seat(3), 12)
+            }),
+            clock: None,
+        },
+        ServerMessage::LobbyUpdate {
+            table: LobbyTable {
+                id: "p-3f9a0c21d4e7".into(),
+                host: Some("ann".into()),
+                ..lobby_table()
+            },
+        },
+        ServerMessage::HostPanel {
+            table: "p-3f9a0c21d4e7".into(),
+            invite: Some("arJm8qepu-JzLXdAUd1QiNOABzupKgslWLl5atHVy8g".into()),
+            pending: vec![SeatRequest {
+                seat: 4,
+                name: "cat".into(),
+                buy_in: 200,
+            }],
+        },
+        ServerMessage::HostPanel {
+            table: "p-3f9a0c21d4e7".into(),
+            invite: None,
+            pending: Vec::new(),
+        },
+        ServerMessage::Error {
+            code: ErrorCode::NotHost,
+            message: "only the table's host can do that".into(),
+            table: Some("p-3f9a0c21d4e7".into()),
+        },
+        ServerMessage::Error {
+            code: ErrorCode::AwaitingApproval,
+            message: "the host has been asked to seat you".into(),
+            table: Some("p-3f9a0c21d4e7".into()),
+        },
+        ServerMessage::Error {
+            code: ErrorCode::SeatRefused,
+            message: "the host did not seat you".into(),
+            table: Some("p-3f9a0c21d4e7".into()),
+        },
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
     ];
-    common::golden("server_messages_v2.jsonl", &lines(&messages));
+    common::golden("server_messages_v3.jsonl", &lines(&messages));
 }
 
 #[test]
@@ -109,7 +164,10 @@ fn every_client_message_keeps_its_wire_format() {
     let messages = vec![
         ClientMessage::SubscribeLobby,
         ClientMessage::UnsubscribeLobby,
-        ClientMessage::Watch { table: t() },
+        ClientMessage::Watch {
+            table: t(),
+            invite: None,
+        },
         ClientMessage::Unwatch { table: t() },
         ClientMessage::Sit {
             table: t(),
@@ -162,9 +220,31 @@ fn every_client_message_keeps_its_wire_format() {
             text: "gl".into(),
         },
         ClientMessage::Resync { table: t() },
-        ClientMessage::Ping,
+        ClientMessage::Watch {
+            table: "p-3f9a0c21d4e7".into(),
+            invite: Some("arJm8qepu-JzLXdAUd1QiNOABzupKgslWLl5atHVy8g".into()),
+        },
     ];
-    common::golden("client_messages_v2.jsonl", &lines(&messages));
+    let mut messages = messages;
+    for action in [
+        HostAction::Pause,
+        HostAction::Resume,
+        HostAction::Remove { seat: 2 },
+        HostAction::Approve { seat: 4 },
+        HostAction::Refuse { seat: 4 },
+        HostAction::HandOver { seat: 1 },
+        HostAction::Close,
+        HostAction::RotateInvite,
+        HostAction::SetSpectators { allowed: false },
+        HostAction::SetSeatApproval { on: true },
+    ] {
+        messages.push(ClientMessage::Host {
+            table: "p-3f9a0c21d4e7".into(),
+            action,
+        });
+    }
+    messages.push(ClientMessage::Ping);
+    common::golden("client_messages_v3.jsonl", &lines(&messages));
 }
 
 /// Every kind of hand event, as browsers receive it (inside `events` messages) and as hand
@@ -342,6 +422,27 @@ fn version_1_messages_and_events_still_read_unchanged() {
     same::<ServerMessage>("server_messages_v1.jsonl");
     same::<ClientMessage>("client_messages_v1.jsonl");
     same::<shared::format::Event>("events_v1.jsonl");
+}
+
+/// Version 2 (before home games): every line still reads and writes back byte for byte,
+/// since version 3 only added optional fields, messages and codes.
+#[test]
+fn version_2_messages_still_read_unchanged() {
+    for (name, read) in [
+        (
+            "server_messages_v2.jsonl",
+            (|l: &str| serde_json::from_str::<ServerMessage>(l).map(|m| serde_json::to_string(&m)))
+                as fn(&str) -> serde_json::Result<serde_json::Result<String>>,
+        ),
+        ("client_messages_v2.jsonl", |l: &str| {
+            serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+    ] {
+        for line in common::read_fixture(name).lines() {
+            let back = read(line).unwrap().unwrap();
+            assert_eq!(back, line, "{name}");
+        }
+    }
 }
 
 #[test]

@@ -5,7 +5,12 @@ use leptos::prelude::*;
 use crate::i18n::{self, Lang};
 use crate::labels::chips;
 use crate::pages::{
-    account::AccountPage, auth::AuthPage, equity::EquityPage, hands::HandsPage, lobby::LobbyPage,
+    account::AccountPage,
+    auth::AuthPage,
+    equity::EquityPage,
+    hands::HandsPage,
+    home::{JoinPage, NewTablePage},
+    lobby::LobbyPage,
     replay::ReplayPage,
 };
 use crate::route::{self, Route};
@@ -44,11 +49,14 @@ pub fn App() -> impl IntoView {
             Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
             Route::Account => view! { <AccountPage /> }.into_any(),
             Route::Equity => view! { <EquityPage /> }.into_any(),
+            Route::NewTable => view! { <NewTablePage /> }.into_any(),
+            Route::Join(token) => view! { <JoinPage token /> }.into_any(),
         };
 
         let logout = move |_| {
             leptos::task::spawn_local(async move {
                 let _ = api::post_empty("/api/logout").await;
+                prefs::forget_invites();
                 store.user.set(None);
                 socket::reconnect();
                 route::go(&Route::Lobby);

@@ -146,6 +146,32 @@ pub fn street(t: &Text, s: Street) -> &'static str {
     }
 }
 
+/// The server names house bots "Hugo (house bot)"; the mark is said in the reader's language.
+pub fn player_name(t: &Text, name: &str) -> String {
+    match name.strip_suffix(" (house bot)") {
+        Some(bot) => format!("{bot} {}", t.house_bot),
+        None => name.to_string(),
+    }
+}
+
+/// "Buy-in 200–2,000 · rake 5% (at most 300 a hand)", or "· no rake".
+pub fn table_terms(t: &Text, view: &shared::protocol::TableView) -> String {
+    let rake = match view.stakes.rake {
+        Some(r) if r.basis_points > 0 && r.cap > 0 => {
+            let percent = match r.basis_points % 100 {
+                0 => (r.basis_points / 100).to_string(),
+                cents => format!("{}{}{:02}", r.basis_points / 100, t.decimal_mark, cents)
+                    .trim_end_matches('0')
+                    .to_string(),
+            };
+            fill(t.rake_terms, &chips(r.cap), percent)
+        }
+        _ => t.no_rake.to_string(),
+    };
+    let range = format!("{}–{}", chips(view.min_buy_in), chips(view.max_buy_in));
+    format!("{} · {rake}", fill(t.buy_in_terms, "", range))
+}
+
 pub fn error_code(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::BadMessage => "bad_message",
@@ -160,13 +186,17 @@ pub fn error_code(code: ErrorCode) -> &'static str {
         ErrorCode::ChatRejected => "chat_rejected",
         ErrorCode::DatabaseUnavailable => "database_unavailable",
         ErrorCode::AlreadyDone => "already_done",
+        ErrorCode::NotHost => "not_host",
+        ErrorCode::AwaitingApproval => "awaiting_approval",
+        ErrorCode::SeatRefused => "seat_refused",
         ErrorCode::Internal => "internal",
     }
 }
 
 /// One hand-log line, or `None` for events that say nothing new to a reader.
 pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
-    let n = entry.name.as_str();
+    let name = player_name(t, &entry.name);
+    let n = name.as_str();
     let event = match &entry.event {
         ViewEvent::Dealt(d) => return d.cards.map(|c| fill(t.log_dealt, n, cards_text(&c))),
         ViewEvent::Public(e) => e,
@@ -251,6 +281,44 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
 mod tests {
     use super::*;
     use crate::i18n::{EN, FR, IT};
+
+    #[test]
+    fn house_bots_are_marked_in_the_readers_language() {
+        assert_eq!(
+            player_name(&FR, "Hugo (house bot)"),
+            "Hugo (robot de la maison)"
+        );
+        assert_eq!(
+            player_name(&IT, "Hugo (house bot)"),
+            "Hugo (bot della casa)"
+        );
+        assert_eq!(player_name(&EN, "ann"), "ann");
+    }
+
+    #[test]
+    fn the_table_terms_give_the_buy_in_range_and_the_rake() {
+        let mut table =
+            shared::table::Table::new(shared::table::TableConfig::new(Stakes::no_limit(5, 10), 6))
+                .expect("table");
+        let view = shared::view::table_view(&table, shared::view::Viewer::Spectator, 0);
+        assert_eq!(
+            table_terms(&EN, &view),
+            format!("Buy-in {}–{} · no rake", chips(100), chips(1_000))
+        );
+        let mut stakes = Stakes::no_limit(5, 10);
+        stakes.rake = Some(shared::rules::Rake {
+            basis_points: 250,
+            cap: 300,
+        });
+        table =
+            shared::table::Table::new(shared::table::TableConfig::new(stakes, 6)).expect("table");
+        let view = shared::view::table_view(&table, shared::view::Viewer::Spectator, 0);
+        assert!(
+            table_terms(&FR, &view).ends_with("rake 2,5 % (au plus 300 par main)"),
+            "{}",
+            table_terms(&FR, &view)
+        );
+    }
 
     #[test]
     fn percentages_round_and_follow_the_language() {

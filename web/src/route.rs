@@ -8,11 +8,18 @@ pub enum Route {
     Lobby,
     Login,
     Register,
-    Table { id: String, sit: bool },
+    Table {
+        id: String,
+        sit: bool,
+    },
     Hands,
     Replay(String),
     Account,
     Equity,
+    /// "New table": a player opens a home game.
+    NewTable,
+    /// An invite link (`#/join/TOKEN`): opens the private table it names.
+    Join(String),
 }
 
 impl Route {
@@ -31,6 +38,8 @@ impl Route {
             (Some("hands"), _) => Route::Hands,
             (Some("account"), _) => Route::Account,
             (Some("equity"), _) => Route::Equity,
+            (Some("new"), _) => Route::NewTable,
+            (Some("join"), Some(token)) if !token.is_empty() => Route::Join(token.to_string()),
             _ => Route::Lobby,
         }
     }
@@ -46,6 +55,8 @@ impl Route {
             Route::Replay(id) => format!("#/hands/{id}"),
             Route::Account => "#/account".into(),
             Route::Equity => "#/equity".into(),
+            Route::NewTable => "#/new".into(),
+            Route::Join(token) => format!("#/join/{token}"),
         }
     }
 }
@@ -94,6 +105,8 @@ mod tests {
             Route::Hands,
             Route::Replay("abc".into()),
             Route::Account,
+            Route::NewTable,
+            Route::Join("k3x9".into()),
         ] {
             assert_eq!(Route::parse(&r.href()), r);
         }

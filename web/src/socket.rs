@@ -79,7 +79,7 @@ fn connect() {
             resend.push(ClientMessage::SubscribeLobby);
         }
         if let Some(table) = watching {
-            resend.push(ClientMessage::Watch { table });
+            resend.push(watch_message(table));
         }
         for text in resend
             .iter()
@@ -200,12 +200,16 @@ pub fn unsubscribe_lobby() {
     }
 }
 
+/// A private table is watched with the invite it was opened by.
+fn watch_message(table: TableId) -> ClientMessage {
+    let invite = crate::prefs::invite(&table);
+    ClientMessage::Watch { table, invite }
+}
+
 pub fn watch(table: &str) {
     SOCKET.with(|s| s.borrow_mut().watching = Some(table.to_string()));
     if is_open() {
-        send(&ClientMessage::Watch {
-            table: table.to_string(),
-        });
+        send(&watch_message(table.to_string()));
     }
 }
 

@@ -83,11 +83,26 @@ impl Store {
                 // Errors about no table in particular still belong on the page in view.
                 self.table.update(|t| {
                     if let Some(t) = t {
+                        if code == shared::protocol::ErrorCode::NoSuchTable {
+                            // The invite that brought us is dead (rotated, or the table closed).
+                            crate::prefs::forget_invite(&t.id);
+                        }
                         t.error = Some((code, message));
                     }
                 });
             }
             other => {
+                if let ServerMessage::Error {
+                    code: shared::protocol::ErrorCode::NoSuchTable,
+                    ..
+                } = &other
+                    && let Some(id) = self
+                        .table
+                        .with_untracked(|t| t.as_ref().map(|t| t.id.clone()))
+                {
+                    // The invite that brought us is dead (rotated, or the table closed).
+                    crate::prefs::forget_invite(&id);
+                }
                 let mut resync = None;
                 self.table.update(|t| {
                     if let Some(t) = t {

@@ -559,6 +559,54 @@ if (process.env.SCOOP) {
 console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMicros / 1000).toFixed(2)} ms in the browser (best of 5)` +
   (Number.isFinite(nativeMicros) ? `, ${(nativeMicros / 1000).toFixed(2)} ms native, ${(wasmMicros / nativeMicros).toFixed(2)}x` : ''));
 
+// A home game: ann opens a private table from the lobby, shares its link; a visitor opens the
+// link, clicks a seat, registers on the way and comes back to the same table to buy in; the
+// two are dealt a hand. A wrong link opens nothing.
+{
+  await a.goto(`${BASE}/#/lobby`);
+  await a.click('[data-test=new-table-button]');
+  await a.waitForSelector('[data-test=new-table]');
+  await a.click('[data-test=open-table]');
+  const refusedName = await a.textContent('[data-test=form-error]');
+  if (!/1 to 40/.test(refusedName ?? '')) fail(`an empty table name should be refused in place, got "${refusedName}"`);
+  await a.fill('[data-test=table-name]', 'Friday game');
+  await a.click('[data-test=open-table]');
+  await a.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+  await a.click('[data-test=buy-in-ok]');
+  await a.waitForSelector('.seat.me', { timeout: 10000 });
+  await a.waitForSelector('[data-test=host-panel]', { timeout: 10000 });
+  const link = await a.inputValue('[data-test=invite-link]');
+  if (!/#\/join\/[A-Za-z0-9_-]{22,}$/.test(link)) fail(`the invite link looks wrong: ${link}`);
+  const title = (await a.textContent('.table-title')) ?? '';
+  if (!title.includes('Friday game')) fail(`the table title should name the table, got "${title}"`);
+  const lobbyRows = await fetch(`${BASE}/api/tables`).then((r) => r.json());
+  if (lobbyRows.tables.some((t) => t.name === 'Friday game')) fail('a private table is listed in the lobby');
+
+  const friend = await newPage();
+  await friend.goto(`${BASE}/#/join/not-a-real-invite-token-at-all`);
+  await friend.waitForSelector('[data-test=invite-dead]', { timeout: 10000 });
+  await friend.goto(link);
+  await friend.waitForSelector('[data-test=home-line]', { timeout: 10000 });
+  await friend.click('[data-test=sit-here]');
+  await friend.waitForSelector('input[name=username]');
+  await friend.fill('input[name=username]', `cat_${suffix}`);
+  await friend.fill('input[name=password]', 'correct horse');
+  await friend.click('form button[type=submit]');
+  // Back at the same table, offered a seat.
+  await friend.waitForSelector('[data-test=buy-in]', { timeout: 10000 })
+    .catch(() => fail('registering from the table did not come back to it'));
+  await friend.click('[data-test=buy-in-ok]');
+  await friend.waitForSelector('.seat.me', { timeout: 10000 });
+  await a.waitForSelector('[data-test=felt][data-running=true]', { timeout: 15000 })
+    .catch(() => fail('no hand was dealt at the home game'));
+  await a.screenshot({ path: `${SHOTS}/home-game.png` });
+  // The host pauses: the table says so to the friend.
+  await a.click('[data-test=pause]');
+  await friend.waitForSelector('[data-test=paused]', { timeout: 10000 });
+  console.log('home game: private table opened, shared by link, a visitor registered on the way and was dealt in; pause shown');
+  await friend.close();
+}
+
 // French.
 const fr = await newPage({ locale: 'fr-FR' });
 await fr.goto(`${BASE}/#/lobby`);

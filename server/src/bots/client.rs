@@ -225,6 +225,7 @@ async fn stalled_spectators(
     let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
     let watch = serde_json::to_string(&ClientMessage::Watch {
         table: table.to_string(),
+        invite: None,
     })
     .unwrap_or_default();
     futures_util::stream::iter(0..opts.spectators)
@@ -309,6 +310,7 @@ async fn bot(
         |msg: &ClientMessage| Message::Text(serde_json::to_string(msg).unwrap_or_default().into());
     ws.send(send(&ClientMessage::Watch {
         table: table.to_string(),
+        invite: None,
     }))
     .await?;
 

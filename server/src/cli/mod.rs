@@ -27,7 +27,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the poker room (applies pending migrations first).
-    Serve(Config),
+    Serve(Box<Config>),
     /// Apply pending database migrations and exit.
     Migrate {
         #[command(flatten)]
@@ -192,7 +192,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         }),
         Command::Replay { files } => replay::run(&files),
-        Command::Serve(config) => runtime()?.block_on(serve::run(config)),
+        Command::Serve(config) => runtime()?.block_on(serve::run(*config)),
         Command::Migrate { db: args } => runtime()?.block_on(async {
             let pool = db::connect(&args.database_url)
                 .await

@@ -58,7 +58,7 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let lobby = state.tables.lobby().await;
+    let lobby = state.tables.all_rows().await;
     let seated: u64 = lobby.iter().map(|t| u64::from(t.seats_taken)).sum();
     let spectators: u64 = lobby.iter().map(|t| u64::from(t.spectators)).sum();
     (

@@ -2,6 +2,7 @@
 
 pub mod actor;
 pub mod def;
+pub mod home;
 pub mod house_bots;
 
 use std::collections::HashMap;
@@ -9,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use shared::api::{CreatedTable, HostedTable, NewTable};
 use shared::protocol::LobbyTable;
 use shared::table::{PlayerId, Table};
 use sqlx::PgPool;
@@ -18,8 +20,10 @@ use uuid::Uuid;
 use crate::chips;
 use crate::hand_writer::HandWriter;
 use crate::metrics::Metrics;
+use actor::host::HomeParts;
 use actor::{ActorParts, Command, TableActor};
 use def::{DefError, TableDef};
+use home::{Access, Home, HomeError, Limits};
 
 /// Commands waiting for one table; a full queue means the table is overloaded and the
 /// sender is told so rather than kept waiting.
@@ -28,6 +32,35 @@ pub const COMMAND_QUEUE: usize = 256;
 struct TableHandle {
     tx: mpsc::Sender<Command>,
     info: Arc<Mutex<LobbyTable>>,
+    /// A player's table: who may reach it (everyone, unless it is private).
+    access: Option<Arc<Access>>,
+    /// Shown in the lobby (every table but a private one).
+    listed: bool,
+    /// Closed in the database and told to close: it finishes its hand, cashes everyone out
+    /// and ends; until then its players can still reach it.
+    closing: bool,
+}
+
+/// What the operator lets players open, and when an empty player table closes.
+#[derive(Clone, Copy, Debug)]
+pub struct HomeOptions {
+    pub limits: Limits,
+    pub idle_close: Duration,
+    pub between_hands_ms: u64,
+}
+
+impl Default for HomeOptions {
+    fn default() -> Self {
+        HomeOptions {
+            limits: Limits {
+                per_host: 2,
+                total: 500,
+                max_big_blind: 1_000,
+            },
+            idle_close: Duration::from_secs(30 * 60),
+            between_hands_ms: 2_000,
+        }
+    }
 }
 
 pub struct Tables {
@@ -42,6 +75,12 @@ pub struct Tables {
     stopping: AtomicBool,
     /// Set once every table has been told to stop dealing (`/readyz` then answers 503).
     draining: AtomicBool,
+    home: HomeOptions,
+    /// A table task that has ended says so here; the registry then forgets it.
+    ended: mpsc::UnboundedSender<()>,
+    /// One `sync` at a time: the registry's lock is not held while tables are loaded, and two
+    /// syncs must not both start the same table.
+    syncing: tokio::sync::Mutex<()>,
 }
 
 impl Tables {
@@ -51,6 +90,7 @@ impl Tables {
         pool: PgPool,
         metrics: Arc<Metrics>,
         file: Option<&str>,
+        home: HomeOptions,
     ) -> Result<Arc<Tables>, DefError> {
         for hand in chips::running_hands(&pool).await.map_err(chips_to_def)? {
             chips::void_hand(&pool, hand).await.map_err(chips_to_def)?;
@@ -62,6 +102,18 @@ impl Tables {
             }
         }
         let (lobby, _) = broadcast::channel(4096);
+        // Seats left at tables closed before (a cash-out that failed at closing) go home.
+        for (table, account) in chips::seats_at_closed_tables(&pool)
+            .await
+            .map_err(chips_to_def)?
+        {
+            let key = format!("closed:{table}:{}", Uuid::new_v4());
+            chips::cash_out(&pool, account, &table, &key)
+                .await
+                .map_err(chips_to_def)?;
+            tracing::warn!(%table, "cashed out a seat left at a closed table");
+        }
+        let (ended, mut endings) = mpsc::unbounded_channel();
         let tables = Arc::new(Tables {
             writer: HandWriter::spawn(pool.clone(), metrics.clone()),
             pool,
@@ -70,6 +122,20 @@ impl Tables {
             lobby,
             stopping: AtomicBool::new(false),
             draining: AtomicBool::new(false),
+            home,
+            ended,
+            syncing: tokio::sync::Mutex::new(()),
+        });
+        let registry = Arc::downgrade(&tables);
+        tokio::spawn(async move {
+            while endings.recv().await.is_some() {
+                let Some(tables) = registry.upgrade() else {
+                    return;
+                };
+                if let Err(e) = tables.sync().await {
+                    tracing::warn!(error = %e, "could not forget a closed table yet");
+                }
+            }
         });
         tables.sync().await?;
         Ok(tables)
@@ -77,43 +143,59 @@ impl Tables {
 
     /// Starts tables opened and stops tables closed since the last look (`scoop tables`).
     pub async fn sync(&self) -> Result<(), DefError> {
+        let _one_at_a_time = self.syncing.lock().await;
         let open = def::open_tables(&self.pool).await?;
-        let mut tables = self.tables.write().await;
-        if self.stopping.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        for d in &open {
-            if !tables.contains_key(&d.id) {
-                match self.spawn(d).await {
-                    Ok(handle) => {
-                        tables.insert(d.id.clone(), handle);
-                        self.metrics.tables.inc();
-                        tracing::info!(table = %d.id, "table open");
-                    }
-                    Err(e) => tracing::error!(table = %d.id, error = %e, "could not open table"),
-                }
+        let missing: Vec<&TableDef> = {
+            let tables = self.tables.read().await;
+            open.iter()
+                .filter(|d| !tables.contains_key(&d.id))
+                .collect()
+        };
+        for d in missing {
+            if self.stopping.load(Ordering::Acquire) {
+                break;
             }
+            // Loaded without the registry's lock: every other table's lookups go on meanwhile.
+            let handle = match self.spawn(d).await {
+                Ok(handle) => handle,
+                Err(e) => {
+                    tracing::error!(table = %d.id, error = %e, "could not open table");
+                    continue;
+                }
+            };
+            let mut tables = self.tables.write().await;
+            if self.stopping.load(Ordering::Acquire) {
+                // The shutdown began while it loaded: it must not deal (its `drain` is over).
+                let (done, _) = oneshot::channel();
+                let _ = handle.tx.try_send(Command::Drain { done });
+                break;
+            }
+            tables.insert(d.id.clone(), handle);
+            self.metrics.tables.inc();
+            tracing::info!(table = %d.id, "table open");
         }
-        let closed: Vec<String> = tables
-            .keys()
-            .filter(|id| !open.iter().any(|d| &d.id == *id))
-            .cloned()
-            .collect();
-        for id in closed {
-            if let Some(handle) = tables.remove(&id) {
+        let mut tables = self.tables.write().await;
+        for (id, handle) in tables.iter_mut() {
+            if !handle.closing && !open.iter().any(|d| &d.id == id) {
+                handle.closing = true;
+                let tx = handle.tx.clone();
                 // Not awaited under the registry's lock: a table waiting for the database with
                 // a full queue must not stall every other table's lookups.
                 tokio::spawn(async move {
-                    let _ = handle.tx.send(Command::Close).await;
+                    let _ = tx.send(Command::Close).await;
                 });
-                self.metrics.tables.sub(1);
                 tracing::info!(table = %id, "table closing");
             }
         }
+        // Tables whose task has ended (closed, all cashed out) are forgotten.
+        let before = tables.len();
+        tables.retain(|_, h| !h.tx.is_closed());
+        self.metrics.tables.sub((before - tables.len()) as u64);
         Ok(())
     }
 
     async fn spawn(&self, def: &TableDef) -> Result<TableHandle, DefError> {
+        let home = home::load(&self.pool, &def.id).await?;
         let bots = if def.practice {
             house_bots::accounts(&self.pool, &def.id, def.house_bots)
                 .await
@@ -136,7 +218,15 @@ impl Tables {
             average_pot: 0,
             hands_per_hour: 0,
             spectators: 0,
+            host: home.as_ref().map(|h| h.host_name.clone()),
         }));
+        let listed = home.as_ref().is_none_or(|h| !h.private);
+        let access = home.as_ref().map(|h| Arc::new(Access::new(h)));
+        let home = home.zip(access.clone()).map(|(home, access)| HomeParts {
+            home,
+            access,
+            idle_close: self.home.idle_close,
+        });
         let actor = TableActor::new(ActorParts {
             id: def.id.clone(),
             def: def.clone(),
@@ -152,9 +242,104 @@ impl Tables {
             lobby_info: info.clone(),
             bots,
             metrics: self.metrics.clone(),
+            home,
+            ended: self.ended.clone(),
         });
         tokio::spawn(actor.run());
-        Ok(TableHandle { tx, info })
+        Ok(TableHandle {
+            tx,
+            info,
+            access,
+            listed,
+            closing: false,
+        })
+    }
+
+    /// Opens a table a player asked for, with them as its host; refused (nothing created)
+    /// past the operator's limits.
+    pub async fn create(
+        &self,
+        new: &NewTable,
+        host: Uuid,
+        host_name: &str,
+    ) -> Result<CreatedTable, HomeError> {
+        if self.stopping.load(Ordering::Acquire) {
+            return Err(HomeError::Invalid(
+                "the room is shutting down; try again in a minute".into(),
+            ));
+        }
+        let id = home::new_id();
+        let mut def = home::definition(&id, new, &self.home.limits)?;
+        def.between_hands_ms = self.home.between_hands_ms;
+        let home = Home {
+            host,
+            host_name: host_name.to_string(),
+            private: new.private,
+            invite: new.private.then(home::new_invite),
+            spectators: new.spectators,
+            seat_approval: new.seat_approval,
+            paused: false,
+        };
+        home::create(&self.pool, &def, &home, &self.home.limits).await?;
+        self.sync().await.map_err(|e| match e {
+            DefError::Database(e) => HomeError::Database(e),
+            other => HomeError::Invalid(other.to_string()),
+        })?;
+        tracing::info!(table = %id, private = home.private, "player table opened");
+        Ok(CreatedTable {
+            table: id,
+            invite: home.invite,
+        })
+    }
+
+    /// The table an invite opens now, as the lobby would show it.
+    pub async fn invite(&self, token: &str) -> Option<LobbyTable> {
+        let tables = self.tables.read().await;
+        tables
+            .values()
+            .find(|h| !h.closing && h.access.as_ref().is_some_and(|a| a.opens(token)))
+            .and_then(|h| h.info.lock().ok().map(|i| i.clone()))
+    }
+
+    /// The open tables an account hosts, with their invite tokens.
+    pub async fn hosted_by(&self, account: Uuid) -> Result<Vec<HostedTable>, sqlx::Error> {
+        let rows: Vec<(String, Option<String>)> = sqlx::query_as(
+            "SELECT id, invite_token FROM poker_tables              WHERE host_id = $1 AND closed_at IS NULL ORDER BY created_at",
+        )
+        .bind(account)
+        .fetch_all(&self.pool)
+        .await?;
+        let tables = self.tables.read().await;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, invite)| {
+                let handle = tables.get(&id)?;
+                // Read from the table, which is the first to know of a hand-over.
+                if handle.access.as_ref().is_none_or(|a| a.host() != account) {
+                    return None;
+                }
+                let table = handle.info.lock().ok()?.clone();
+                Some(HostedTable { table, invite })
+            })
+            .collect())
+    }
+
+    /// The table's queue, if this viewer may reach it: a private table answers only its host,
+    /// its seated players and the holders of its current invite, and to anyone else it is a
+    /// table that does not exist.
+    pub async fn sender_for(
+        &self,
+        id: &str,
+        account: Option<Uuid>,
+        invite: Option<&str>,
+    ) -> Option<mpsc::Sender<Command>> {
+        let tables = self.tables.read().await;
+        let handle = tables.get(id)?;
+        let admitted = handle
+            .access
+            .as_ref()
+            .is_none_or(|a| a.admits(account, invite));
+        admitted.then(|| handle.tx.clone())
     }
 
     /// Makes a table's task panic, to test that a panic is survived. Only Rust code can call
@@ -176,10 +361,20 @@ impl Tables {
         let tables = self.tables.read().await;
         let mut list: Vec<LobbyTable> = tables
             .values()
+            .filter(|h| h.listed && !h.closing)
             .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
             .collect();
         list.sort_by(|a, b| a.id.cmp(&b.id));
         list
+    }
+
+    /// Every table's row, private and closing ones included (the operator's figures).
+    pub async fn all_rows(&self) -> Vec<LobbyTable> {
+        let tables = self.tables.read().await;
+        tables
+            .values()
+            .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
+            .collect()
     }
 
     /// Whether a shutdown has told every table to stop dealing.

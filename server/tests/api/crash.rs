@@ -328,7 +328,7 @@ async fn a_table_opened_during_a_shutdown_is_not_started() {
         .await
         .unwrap();
     let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
-    let tables = server::tables::Tables::start(pool.clone(), metrics, None)
+    let tables = server::tables::Tables::start(pool.clone(), metrics, None, Default::default())
         .await
         .unwrap();
     assert!(!tables.draining());
@@ -341,4 +341,38 @@ async fn a_table_opened_during_a_shutdown_is_not_started() {
     tables.sync().await.unwrap();
     let open: Vec<String> = tables.lobby().await.into_iter().map(|t| t.id).collect();
     assert_eq!(open, vec!["a".to_string()]);
+}
+
+#[tokio::test]
+async fn a_seat_left_at_a_closed_table_is_cashed_out_at_the_next_start() {
+    let (pool, _) = fresh_database().await;
+    def::upsert(
+        &pool,
+        &TableDef::new("gone", "gone", Structure::NoLimit, 5, 10),
+    )
+    .await
+    .unwrap();
+    let ann = uuid::Uuid::new_v4();
+    let mut tx = pool.begin().await.unwrap();
+    server::chips::create_account(&mut tx, ann, "ann", "x", 1_000)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    server::chips::buy_in(&pool, ann, "gone", 0, 400, "k1")
+        .await
+        .unwrap();
+    // The table closed while its cash-out could not go through.
+    def::close(&pool, "gone").await.unwrap();
+    let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
+    let _tables = server::tables::Tables::start(pool.clone(), metrics, None, Default::default())
+        .await
+        .unwrap();
+    let balance: i64 = sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
+        .bind(ann)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(balance, 1_000, "the 400 came home");
+    let audit = server::chips::audit(&pool).await.unwrap();
+    assert!(audit.balanced(), "{audit:?}");
 }

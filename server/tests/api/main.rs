@@ -10,6 +10,7 @@ mod crash;
 mod database;
 mod edge;
 mod helpers;
+mod home;
 mod limits;
 mod runtime;
 mod tables;

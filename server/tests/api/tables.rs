@@ -52,7 +52,7 @@ async fn heads_up(def: TableDef, buy_in: u64) -> HeadsUp {
 }
 
 /// Plays whatever is legal for `c` (check, else call) until it has seen `hands` hands end.
-async fn play(c: &mut Client, table: &str, hands: usize) {
+pub(crate) async fn play(c: &mut Client, table: &str, hands: usize) {
     let mut ended = 0;
     let mut acted_at = None;
     while ended < hands {

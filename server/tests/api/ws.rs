@@ -138,6 +138,7 @@ impl Client {
     pub async fn watch(&mut self, table: &str) -> Box<TableView> {
         self.send(&ClientMessage::Watch {
             table: table.into(),
+            invite: None,
         })
         .await;
         match self

@@ -64,7 +64,7 @@ pub fn AuthPage(register: bool) -> impl IntoView {
                 Ok(_) => {
                     store.user.set(api::get::<Me>("/api/me").await.ok());
                     socket::reconnect();
-                    route::go(&Route::Lobby);
+                    route::go(&crate::prefs::take_return().unwrap_or(Route::Lobby));
                 }
                 Err(e) => error.set(Some(t.error(&e.code, &e.message))),
             }

@@ -1,9 +1,11 @@
 //! The lobby: every open table, live (SubscribeLobby while the page is shown), with filters.
 
 use leptos::prelude::*;
+use shared::api::HostedTables;
 use shared::protocol::LobbyTable;
 use shared::rules::{Chips, Structure};
 
+use crate::api;
 use crate::i18n;
 use crate::labels::{chips, stakes, structure};
 use crate::route::Route;
@@ -89,7 +91,11 @@ pub fn LobbyPage() -> impl IntoView {
         };
         view! {
             <tr data-table=table.id.clone()>
-                <td class="name">{table.name.clone()}</td>
+                <td class="name">{table.name.clone()}
+                    {table.host.clone().map(|host| view! {
+                        " "<span class="badge" data-test="player-table" title=i18n::fill(t.hosted_by, &host, "")>{t.player_table}</span>
+                    })}
+                </td>
                 <td>{move || structure(t, table.stakes.structure)}</td>
                 <td>{stakes(&table.stakes)}</td>
                 <td>{table.seats_taken}" / "{table.seat_count}</td>
@@ -104,9 +110,43 @@ pub fn LobbyPage() -> impl IntoView {
         }
     };
 
+    // The tables this player hosts, private ones included (no lobby lists those).
+    let hosted = RwSignal::new(Vec::new());
+    Effect::new(move |_| {
+        if store.user.with(Option::is_some) {
+            leptos::task::spawn_local(async move {
+                if let Ok(mine) = api::get::<HostedTables>("/api/tables/mine").await {
+                    hosted.set(mine.tables);
+                }
+            });
+        }
+    });
+
     view! {
         <section class="lobby panel">
-            <h1>{t.tables}</h1>
+            <div class="lobby-head">
+                <h1>{t.tables}</h1>
+                {move || store.user.with(Option::is_some).then(|| view! {
+                    <a class="button primary" href=Route::NewTable.href() data-test="new-table-button">{t.new_table}</a>
+                })}
+            </div>
+            {move || {
+                let hosted: Vec<shared::api::HostedTable> = hosted.get();
+                (!hosted.is_empty()).then(|| view! {
+                    <div class="hosted" data-test="your-tables">
+                        <h2>{t.your_tables}</h2>
+                        <ul>
+                            {hosted.into_iter().map(|h| view! {
+                                <li>
+                                    <a href=Route::Table { id: h.table.id.clone(), sit: false }.href()>{h.table.name.clone()}</a>
+                                    " · "{stakes(&h.table.stakes)}" · "{h.table.seats_taken}" / "{h.table.seat_count}
+                                    {h.invite.is_some().then(|| view! { " · "<span class="badge">{t.private_badge}</span> })}
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    </div>
+                })
+            }}
             <div class="filters">
                 <label>
                     <span>{t.structure}</span>

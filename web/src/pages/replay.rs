@@ -55,6 +55,8 @@ fn frames(hand: &HandView) -> Frames {
         to_act: None,
         you: None,
         legal: None,
+        name: String::new(),
+        home: None,
     };
     let mut showdown = Showdown::default();
     let mut out = Frames {

@@ -9,7 +9,7 @@ use shared::table::SeatStatus;
 
 use crate::cards::{CardFace, card_or_back};
 use crate::i18n::{self, Text};
-use crate::labels::{self, chips, share};
+use crate::labels::{self, chips, player_name, share};
 use crate::table::state::Showdown;
 
 /// A point on an ellipse around the centre, in percent of the felt box; seat `0` of the
@@ -181,7 +181,7 @@ pub fn Felt(
                     {in_hand.then(|| (0..4).map(|i| card_or_back(cards.map(|c| c[i]))).collect_view())}
                 </div>
                 <div class="plate">
-                    <span class="name">{s.name.clone()}</span>
+                    <span class="name">{player_name(t, &s.name)}</span>
                     <span class="stack">{chips(s.stack)}</span>
                     {status.map(|st| view! { <span class="status">{st}</span> })}
                 </div>
@@ -273,7 +273,13 @@ pub fn Felt(
             .collect_view()
     };
     let awards = move || {
-        let names = move |seat: u8| seat_at(seat).map(|s| s.name).unwrap_or_default();
+        let names = move |a: &crate::table::state::Award| {
+            let name = match a.name.is_empty() {
+                true => seat_at(a.seat).map(|s| s.name).unwrap_or_default(),
+                false => a.name.clone(),
+            };
+            player_name(t, &name)
+        };
         showdown.with(|s| {
             let mut pots: Vec<usize> = s.awards.iter().map(|a| a.pot).collect();
             pots.dedup();
@@ -284,7 +290,7 @@ pub fn Felt(
                         .awards
                         .iter()
                         .filter(|a| a.pot == pot)
-                        .map(|a| format!("{} {} ({})", names(a.seat), chips(a.amount), share(t, a.share)))
+                        .map(|a| format!("{} {} ({})", names(a), chips(a.amount), share(t, a.share)))
                         .collect();
                     view! { <div class="split" data-test="split">{pot_name}": "{parts.join(" · ")}</div> }
                 })

@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod felt;
+pub mod host;
 pub mod state;
 pub mod strength;
 
@@ -17,6 +18,7 @@ use crate::route::Route;
 use crate::{socket, store};
 use actions::{ActionBar, PreActions, SeatControls};
 use felt::Felt;
+use host::{HomeLine, HostPanel};
 use state::TableState;
 use strength::HandStrength;
 
@@ -47,6 +49,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         });
     }
 
+    let id = StoredValue::new(id);
     let loaded = Memo::new(move |_| {
         store
             .table
@@ -167,19 +170,21 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         if logged_in.get_untracked() && seated.get_untracked().is_none() {
             buy_in_seat.set(Some(seat));
         } else if !logged_in.get_untracked() {
-            crate::route::go(&Route::Login);
+            // Back here, offered a seat, once logged in or registered.
+            id.with_value(|id| {
+                crate::prefs::return_after_login(&Route::Table {
+                    id: id.clone(),
+                    sit: true,
+                })
+            });
+            crate::route::go(&Route::Register);
         }
     });
 
-    let id = StoredValue::new(id);
     let table_name = move || {
-        store
-            .lobby
-            .with(|l| {
-                l.iter()
-                    .find(|t| id.with_value(|id| t.id == *id))
-                    .map(|t| t.name.clone())
-            })
+        view_sig
+            .with(|v| v.as_ref().map(|v| v.name.clone()))
+            .filter(|n| !n.is_empty())
             .unwrap_or_else(|| id.get_value())
     };
     let title = move || {
@@ -264,6 +269,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     view! {
         <section class="table-page">
             <h1 class="table-title">{title}</h1>
+            <HomeLine view />
             <Show when=move || loaded.get() fallback=move || view! { <p>{t.loading}</p> }>
                 <div class="felt-click" on:click=skip_run_out>
                     <Felt view showdown=showdown.into() clock=clock.into() on_sit />
@@ -276,7 +282,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                     })}
                     <Show when=move || seated.get().is_some() fallback=move || view! {
                         <p class="spectating" data-test="spectating">{t.spectating}
-                            <Show when=move || !logged_in.get()>" · "<a href="#/login">{t.login_to_play}</a></Show>
+                            <Show when=move || !logged_in.get()>" · "<a href="#/login" on:click=move |_| id.with_value(|id| crate::prefs::return_after_login(&Route::Table { id: id.clone(), sit: true }))>{t.login_to_play}</a></Show>
                         </p>
                     }>
                         <HandStrength view />
@@ -284,6 +290,7 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
                         <PreActions table=id.get_value() view />
                         <SeatControls table=id.get_value() view />
                     </Show>
+                    <HostPanel table=id.get_value() view />
                     <Show when=move || loaded.get() && view.with(|v| !v.hand_running && v.seats.iter().flatten().count() < 2)>
                         <p class="note">{t.waiting_for_players}</p>
                     </Show>
@@ -315,6 +322,8 @@ fn placeholder() -> TableView {
         to_act: None,
         you: None,
         legal: None,
+        name: String::new(),
+        home: None,
     }
 }
 

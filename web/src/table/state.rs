@@ -3,7 +3,9 @@
 
 use shared::eval::{HighValue, LowValue};
 use shared::format::{Event, HandEquity, Share};
-use shared::protocol::{Clock, ErrorCode, ServerMessage, TableId, TableView, ViewEvent};
+use shared::protocol::{
+    Clock, ErrorCode, SeatRequest, ServerMessage, TableId, TableView, ViewEvent,
+};
 use shared::rules::Chips;
 
 /// Log lines kept; older ones scroll away.
@@ -26,6 +28,9 @@ pub struct Award {
     pub seat: u8,
     pub amount: Chips,
     pub share: Share,
+    /// The winner's name as the award was made (empty where nobody noted it): a winner who
+    /// leaves straight after the showdown stays named on the banner.
+    pub name: String,
 }
 
 /// The showdown of the last hand, shown until the next one starts; before it, during an
@@ -55,6 +60,7 @@ impl Showdown {
                 seat: *seat,
                 amount: *amount,
                 share: *share,
+                name: String::new(),
             }),
             // A new street makes the last equity stale; the server's next one follows it.
             Event::BoardDealt { .. } => self.equity.clear(),
@@ -181,6 +187,14 @@ pub struct TableState {
     /// An all-in run-out being shown street by street.
     pub run_out: Option<RunOut>,
     pub error: Option<(ErrorCode, String)>,
+    /// The host's panel (sent to the host only): the invite's token and the seats asked for.
+    pub host_panel: Option<HostPanel>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostPanel {
+    pub invite: Option<String>,
+    pub pending: Vec<SeatRequest>,
 }
 
 pub fn event_seat(event: &ViewEvent) -> Option<u8> {
@@ -217,6 +231,7 @@ impl TableState {
             showdown: Showdown::default(),
             run_out: None,
             error: None,
+            host_panel: None,
         }
     }
 
@@ -280,6 +295,14 @@ impl TableState {
                 }
                 gap
             }
+            ServerMessage::HostPanel {
+                table,
+                invite,
+                pending,
+            } if table == self.id => {
+                self.host_panel = Some(HostPanel { invite, pending });
+                None
+            }
             ServerMessage::Error {
                 code,
                 message,
@@ -338,6 +361,11 @@ impl TableState {
         let name = event_seat(&event)
             .map(|s| self.name_of(s, next))
             .unwrap_or_default();
+        if let ViewEvent::Public(Event::PotAwarded { .. }) = &event
+            && let Some(award) = self.showdown.awards.last_mut()
+        {
+            award.name = name.clone();
+        }
         let names = match &event {
             ViewEvent::Public(Event::Equity { hands, .. }) => {
                 hands.iter().map(|h| self.name_of(h.seat, next)).collect()

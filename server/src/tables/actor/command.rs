@@ -3,7 +3,7 @@
 use axum::extract::ws::Utf8Bytes;
 
 use shared::hand::Action;
-use shared::protocol::{PreAction, RequestId};
+use shared::protocol::{HostAction, PreAction, RequestId};
 use shared::rules::Chips;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -43,6 +43,8 @@ pub enum Command {
     Watch {
         conn: ConnId,
         account: Option<Account>,
+        /// The invite the watcher came with (a private table checks it again).
+        invite: Option<String>,
         out: Outbound,
     },
     Unwatch {
@@ -53,8 +55,15 @@ pub enum Command {
     },
     Player {
         account: Account,
+        invite: Option<String>,
         out: Outbound,
         request: Request,
+    },
+    /// The host's controls at a player's table.
+    Host {
+        account: Account,
+        out: Outbound,
+        action: HostAction,
     },
     /// Stop dealing; answer once no hand is running.
     Drain {

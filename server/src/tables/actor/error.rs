@@ -38,6 +38,29 @@ pub enum RequestError {
     Money(String),
     #[error("the database did not answer; try again in a moment")]
     DatabaseUnavailable,
+    #[error(
+        "the host has been asked to seat you; nothing is taken from your balance until they do"
+    )]
+    AwaitingApproval,
+    #[error("someone else has asked the host for that seat")]
+    SeatAsked,
+    #[error("the host did not seat you")]
+    SeatRefused,
+    #[error("the host removed you from this table")]
+    Removed,
+    #[error("only the table's host can do that")]
+    NotHost,
+    #[error("this table has no host")]
+    NoHost,
+    #[error("a public table has no invite link")]
+    NoInvite,
+    #[error("seat {0} has no other player")]
+    NoPlayer(u8),
+    #[error("nobody is asking for seat {0}")]
+    NoRequest(u8),
+    /// A private table to someone it does not let in: the words of a table that does not exist.
+    #[error("no table `{0}`")]
+    NoTable(String),
     #[error("internal error; nothing was changed")]
     Internal,
 }
@@ -57,6 +80,14 @@ impl RequestError {
             RequestError::InsufficientBalance { .. } => ErrorCode::InsufficientBalance,
             RequestError::Money(_) => ErrorCode::Seat,
             RequestError::DatabaseUnavailable => ErrorCode::DatabaseUnavailable,
+            RequestError::AwaitingApproval => ErrorCode::AwaitingApproval,
+            RequestError::SeatRefused | RequestError::Removed => ErrorCode::SeatRefused,
+            RequestError::NotHost | RequestError::NoHost => ErrorCode::NotHost,
+            RequestError::NoTable(_) => ErrorCode::NoSuchTable,
+            RequestError::SeatAsked
+            | RequestError::NoInvite
+            | RequestError::NoPlayer(_)
+            | RequestError::NoRequest(_) => ErrorCode::Seat,
             RequestError::Internal => ErrorCode::Internal,
         }
     }

@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 
 use shared::format;
 
-use shared::protocol::{Clock, ServerMessage};
+use shared::protocol::{Clock, HomeView, ServerMessage, TableView};
 use shared::table::Table;
 use shared::view::{Viewer, project, table_view};
 use uuid::Uuid;
@@ -24,13 +24,47 @@ struct Watcher {
 /// What every message about one change shares.
 pub struct Frame<'a> {
     pub table_id: &'a str,
+    pub name: &'a str,
     pub seq: u64,
     pub table: &'a Table,
     pub hand_number: u64,
     pub clock: Option<Clock>,
+    /// A player's table: its host and settings, shown to everyone.
+    pub home: Option<&'a HomeView>,
+}
+
+/// What someone without a seat sees of a player's table that allows no spectators: who sits
+/// where with what, and whether a hand is on; not the hand.
+fn seats_only(view: &mut TableView) {
+    view.street = None;
+    view.board.clear();
+    view.pots.clear();
+    view.to_act = None;
+    view.legal = None;
+    for seat in view.seats.iter_mut().flatten() {
+        seat.bet = 0;
+        seat.cards = None;
+        seat.live = false;
+        seat.all_in = false;
+    }
 }
 
 impl Frame<'_> {
+    /// Whether this viewer sees the game, or the seats only.
+    fn sees_the_game(&self, viewer: Viewer) -> bool {
+        matches!(viewer, Viewer::Seat(_)) || self.home.is_none_or(|h| h.spectators)
+    }
+
+    fn view(&self, viewer: Viewer) -> TableView {
+        let mut view = table_view(self.table, viewer, self.hand_number);
+        view.name = self.name.to_string();
+        view.home = self.home.cloned();
+        if !self.sees_the_game(viewer) {
+            seats_only(&mut view);
+        }
+        view
+    }
+
     fn viewer(&self, account: Option<Uuid>) -> Viewer {
         match account.and_then(|a| self.table.seat_of(player_id(a))) {
             Some(seat) => Viewer::Seat(seat),
@@ -39,12 +73,16 @@ impl Frame<'_> {
     }
 
     fn events(&self, events: &[format::Event], viewer: Viewer) -> Utf8Bytes {
+        let sees = self.sees_the_game(viewer);
         encode(&ServerMessage::Events {
             table: self.table_id.to_string(),
             seq: self.seq,
-            events: events.iter().map(|e| project(e, viewer)).collect(),
-            view: Box::new(table_view(self.table, viewer, self.hand_number)),
-            clock: self.clock,
+            events: match sees {
+                true => events.iter().map(|e| project(e, viewer)).collect(),
+                false => Vec::new(),
+            },
+            view: Box::new(self.view(viewer)),
+            clock: self.clock.filter(|_| sees),
         })
     }
 
@@ -52,8 +90,8 @@ impl Frame<'_> {
         encode(&ServerMessage::Snapshot {
             table: self.table_id.to_string(),
             seq: self.seq,
-            view: Box::new(table_view(self.table, viewer, self.hand_number)),
-            clock: self.clock,
+            view: Box::new(self.view(viewer)),
+            clock: self.clock.filter(|_| self.sees_the_game(viewer)),
         })
     }
 }
@@ -178,6 +216,27 @@ impl Watchers {
         }
     }
 
+    /// A message to every socket of one account (the host's panel, a removal notice).
+    pub fn send_to(&mut self, account: Uuid, text: &Utf8Bytes) {
+        for w in self.map.values_mut() {
+            if w.account == Some(account) && w.out.try_send(Outgoing::Frame(text.clone())).is_err()
+            {
+                w.stale = true;
+            }
+        }
+    }
+
+    /// Lets go of every watcher `keep` refuses, telling each with `notice`.
+    pub fn drop_unless(&mut self, keep: impl Fn(Option<Uuid>) -> bool, notice: &Utf8Bytes) {
+        self.map.retain(|_, w| {
+            let kept = keep(w.account);
+            if !kept {
+                let _ = w.out.try_send(Outgoing::Frame(notice.clone()));
+            }
+            kept
+        });
+    }
+
     /// The same message to everyone (chat, notices); a full queue marks the watcher behind.
     pub fn send_all(&mut self, text: &Utf8Bytes) {
         for w in self.map.values_mut() {
@@ -223,10 +282,12 @@ mod tests {
     fn frame(table: &Table, seq: u64) -> Frame<'_> {
         Frame {
             table_id: "t",
+            name: "t",
             seq,
             table,
             hand_number: 0,
             clock: None,
+            home: None,
         }
     }
 

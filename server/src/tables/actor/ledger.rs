@@ -11,6 +11,7 @@ use super::command::Account;
 use crate::chips::{self, ChipsError, CommittedSeat, FinalStack, Outcome};
 use crate::hand_writer::{self, HandWriter, Write};
 use crate::tables::def::{DefError, TableDef};
+use crate::tables::home::{self, Home};
 use crate::tables::{Restored, load_table};
 
 /// A hand about to be dealt, as recorded before anyone sees a card.
@@ -91,6 +92,16 @@ pub trait Ledger: Send + Sync + 'static {
         def: &'a TableDef,
         bots: &'a [Account],
     ) -> BoxFuture<'a, Result<Restored, DefError>>;
+
+    /// A player's table: what its host changed (no chips move).
+    fn save_home<'a>(
+        &'a self,
+        table_id: &'a str,
+        home: &'a Home,
+    ) -> BoxFuture<'a, Result<(), ChipsError>>;
+
+    /// Marks the table closed, so that no restart opens it again.
+    fn close_table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<(), ChipsError>>;
 }
 
 /// The room's ledger: Postgres, with hand starts and settlements group-committed by the
@@ -196,6 +207,26 @@ impl Ledger for PgLedger {
         bots: &'a [Account],
     ) -> BoxFuture<'a, Result<Restored, DefError>> {
         Box::pin(load_table(&self.pool, def, bots))
+    }
+
+    fn save_home<'a>(
+        &'a self,
+        table_id: &'a str,
+        home: &'a Home,
+    ) -> BoxFuture<'a, Result<(), ChipsError>> {
+        Box::pin(async move { Ok(home::save(&self.pool, table_id, home).await?) })
+    }
+
+    fn close_table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<(), ChipsError>> {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE poker_tables SET closed_at = now() WHERE id = $1 AND closed_at IS NULL",
+            )
+            .bind(table_id)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
     }
 }
 
@@ -473,6 +504,26 @@ pub mod memory {
                     banks: Vec::new(),
                 })
             })();
+            Box::pin(async move { r })
+        }
+
+        fn save_home<'a>(
+            &'a self,
+            _table_id: &'a str,
+            home: &'a Home,
+        ) -> BoxFuture<'a, Result<(), ChipsError>> {
+            let entry = format!(
+                "home host={} paused={} spectators={} approval={}",
+                home.host, home.paused, home.spectators, home.seat_approval
+            );
+            let r = self.apply(None, |_| Ok(((), entry))).map(|_| ());
+            Box::pin(async move { r })
+        }
+
+        fn close_table<'a>(&'a self, _table_id: &'a str) -> BoxFuture<'a, Result<(), ChipsError>> {
+            let r = self
+                .apply(None, |_| Ok(((), "close_table".to_string())))
+                .map(|_| ());
             Box::pin(async move { r })
         }
     }

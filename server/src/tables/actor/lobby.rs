@@ -46,19 +46,26 @@ impl HandStats {
     }
 }
 
-/// Where the row goes: a shared copy for lobby requests, and a broadcast of changes.
+/// Where the row goes: a shared copy for lobby requests, and a broadcast of changes (not for
+/// a private table, which no lobby lists).
 pub struct Lobby {
     pub stats: HandStats,
     tx: broadcast::Sender<LobbyTable>,
     current: Arc<Mutex<LobbyTable>>,
+    listed: bool,
 }
 
 impl Lobby {
-    pub fn new(tx: broadcast::Sender<LobbyTable>, current: Arc<Mutex<LobbyTable>>) -> Self {
+    pub fn new(
+        tx: broadcast::Sender<LobbyTable>,
+        current: Arc<Mutex<LobbyTable>>,
+        listed: bool,
+    ) -> Self {
         Lobby {
             stats: HandStats::default(),
             tx,
             current,
+            listed,
         }
     }
 
@@ -79,6 +86,7 @@ impl Lobby {
             average_pot: self.stats.average_pot(),
             hands_per_hour: self.stats.last_hour(now),
             spectators,
+            host: None,
         }
     }
 
@@ -92,7 +100,7 @@ impl Lobby {
             }
             Err(_) => true,
         };
-        if changed {
+        if changed && self.listed {
             let _ = self.tx.send(row);
         }
     }
@@ -141,7 +149,9 @@ mod tests {
                 average_pot: 0,
                 hands_per_hour: 0,
                 spectators: 0,
+                host: None,
             })),
+            true,
         );
         let now = Instant::now();
         lobby.publish(lobby.row("t", "Table", &table, 3, now));

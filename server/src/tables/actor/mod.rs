@@ -10,6 +10,7 @@
 //! - `hand_log`: the hand record and the settlement that waits out a database outage;
 //! - `chat`, `lobby`, `idle`: chat limits, the lobby row, sat-out limits (pure);
 //! - `bots`: the practice tables' house bots;
+//! - `host`: a player's table: host controls, seat approval, removals, its invite, idle close;
 //! - `ledger`: every chip movement as one trait (Postgres in the room, memory in unit tests).
 
 mod bots;
@@ -19,6 +20,7 @@ pub mod command;
 pub mod error;
 mod fanout;
 mod hand_log;
+pub mod host;
 mod idle;
 pub mod ledger;
 mod lobby;
@@ -52,6 +54,7 @@ pub use error::RequestError;
 pub use fanout::encode;
 use fanout::{Frame, Watchers};
 use hand_log::RunningHand;
+use host::{HomeGame, HomeParts};
 use idle::SatOut;
 use ledger::Ledger;
 use lobby::Lobby;
@@ -81,6 +84,10 @@ pub struct TableActor {
     chat: Chat,
     lobby: Lobby,
     metrics: Arc<Metrics>,
+    /// A table a player opened.
+    home: Option<HomeGame>,
+    /// Told when the task ends, so the registry forgets the table.
+    ended: mpsc::UnboundedSender<()>,
 }
 
 pub struct ActorParts {
@@ -96,6 +103,8 @@ pub struct ActorParts {
     pub lobby_info: Arc<Mutex<LobbyTable>>,
     pub bots: Vec<Account>,
     pub metrics: Arc<Metrics>,
+    pub home: Option<HomeParts>,
+    pub ended: mpsc::UnboundedSender<()>,
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -133,21 +142,34 @@ impl TableActor {
                 .collect(),
             bot_acts_at: None,
             chat: Chat::default(),
-            lobby: Lobby::new(parts.lobby, parts.lobby_info),
+            lobby: Lobby::new(
+                parts.lobby,
+                parts.lobby_info,
+                parts.home.as_ref().is_none_or(|h| !h.home.private),
+            ),
             metrics: parts.metrics,
+            home: parts.home.map(HomeGame::new),
+            ended: parts.ended,
         }
     }
 
     pub async fn run(mut self) {
         // Seats restored after a restart start sat out; start their idle clocks.
         self.sat_out.track(&self.table, Instant::now());
+        self.sync_access();
         self.publish_lobby();
+        // Whether anyone can still send commands: once nobody can, the table closes (its hand
+        // finishes on the clock, then everyone is cashed out) rather than stop mid-hand.
+        let mut reachable = true;
         loop {
             let wake = self.next_wake();
             let cmd = tokio::select! {
-                cmd = self.rx.recv() => match cmd {
+                cmd = self.rx.recv(), if reachable => match cmd {
                     Some(cmd) => Some(cmd),
-                    None => break,
+                    None => {
+                        reachable = false;
+                        Some(Command::Close)
+                    }
                 },
                 _ = tokio::time::sleep_until(wake) => None,
             };
@@ -179,10 +201,14 @@ impl TableActor {
                 }
                 if self.closing {
                     self.cash_out_everyone().await;
+                    self.tell_closed();
                     break;
                 }
             }
         }
+        // Closed before the registry hears, so that it sees this table's queue closed.
+        self.rx.close();
+        let _ = self.ended.send(());
         tracing::info!(table = %self.id, "table stopped");
     }
 
@@ -195,7 +221,7 @@ impl TableActor {
         if let Some(at) = self.bot_acts_at {
             wake = wake.min(at);
         }
-        if self.hand.is_none() && !self.stop_dealing {
+        if self.hand.is_none() && !self.stop_dealing && !self.is_paused() {
             wake = wake.min(self.next_hand_at.max(now));
         }
         wake
@@ -209,20 +235,43 @@ impl TableActor {
             self.bot_act().await;
         }
         if self.hand.is_none() {
+            self.remove_due().await;
             self.stand_up_idle().await;
-            if !self.stop_dealing && self.next_hand_at <= now {
+            self.close_if_idle(now).await;
+            if !self.stop_dealing && !self.is_paused() && self.next_hand_at <= now {
                 self.try_start_hand().await;
             }
         }
+        self.sync_access();
     }
 
     async fn handle(&mut self, cmd: Command) {
         match cmd {
-            Command::Watch { conn, account, out } => {
-                self.watchers.add(conn, account.map(|a| a.id), out);
+            Command::Watch {
+                conn,
+                account,
+                invite,
+                out,
+            } => {
+                let account = account.map(|a| a.id);
+                if self
+                    .home
+                    .as_ref()
+                    .is_some_and(|g| !g.admits(account, invite.as_deref()))
+                {
+                    let _ = out.try_send(Outgoing::Refused {
+                        table: self.id.clone(),
+                        error: RequestError::NoTable(self.id.clone()),
+                    });
+                    return;
+                }
+                self.watchers.add(conn, account, out);
                 // The lobby's spectator count first, so it is current once the watcher hears.
                 self.publish_lobby();
                 self.send_snapshot(conn);
+                if account.is_some_and(|a| self.home.as_ref().is_some_and(|g| g.is_host(a))) {
+                    self.send_host_panel();
+                }
             }
             Command::Unwatch { conn } => {
                 self.watchers.remove(conn);
@@ -231,10 +280,26 @@ impl TableActor {
             Command::Resync { conn } => self.send_snapshot(conn),
             Command::Player {
                 account,
+                invite,
                 out,
                 request,
             } => {
-                if let Err(error) = self.player_request(&account, request).await {
+                if self
+                    .home
+                    .as_ref()
+                    .is_some_and(|g| !g.admits(Some(account.id), invite.as_deref()))
+                {
+                    let _ = out.try_send(Outgoing::Refused {
+                        table: self.id.clone(),
+                        error: RequestError::NoTable(self.id.clone()),
+                    });
+                    return;
+                }
+                let answer = match self.gate_seat(&account, request, &out) {
+                    Ok(request) => self.player_request(&account, request).await,
+                    Err(refused) => Err(refused),
+                };
+                if let Err(error) = answer {
                     let _ = out.try_send(Outgoing::Refused {
                         table: self.id.clone(),
                         error,
@@ -242,6 +307,18 @@ impl TableActor {
                 }
                 // Seats taken or freed show in the lobby (sent only when something changed).
                 self.publish_lobby();
+            }
+            Command::Host {
+                account,
+                out,
+                action,
+            } => {
+                if let Err(error) = self.host_request(&account, action).await {
+                    let _ = out.try_send(Outgoing::Refused {
+                        table: self.id.clone(),
+                        error,
+                    });
+                }
             }
             Command::Drain { done } => {
                 self.stop_dealing = true;
@@ -254,6 +331,7 @@ impl TableActor {
             Command::InjectPanic => panic!("a panic injected into table {}", self.id),
         }
         self.sat_out.track(&self.table, Instant::now());
+        self.sync_access();
     }
 
     /// After a panic: the hand in play is voided (every stack back to what it was before it,
@@ -315,12 +393,15 @@ impl TableActor {
     /// Sends this change to every watcher (see `fanout`).
     fn broadcast(&mut self, events: &[format::Event]) {
         self.seq += 1;
+        let home = self.home.as_ref().map(|g| g.home.view());
         let frame = Frame {
             table_id: &self.id,
+            name: &self.def.name,
             seq: self.seq,
             table: &self.table,
             hand_number: self.hand_number,
             clock: self.clocks.view(Instant::now()),
+            home: home.as_ref(),
         };
         let built = self.watchers.broadcast(&frame, events);
         self.metrics.broadcasts.inc();
@@ -328,25 +409,29 @@ impl TableActor {
     }
 
     fn send_snapshot(&mut self, conn: ConnId) {
+        let home = self.home.as_ref().map(|g| g.home.view());
         let frame = Frame {
             table_id: &self.id,
+            name: &self.def.name,
             seq: self.seq,
             table: &self.table,
             hand_number: self.hand_number,
             clock: self.clocks.view(Instant::now()),
+            home: home.as_ref(),
         };
         self.watchers.snapshot(conn, &frame);
     }
 
     fn publish_lobby(&self) {
         let spectators = self.watchers.spectators(&self.table);
-        let row = self.lobby.row(
+        let mut row = self.lobby.row(
             &self.id,
             &self.def.name,
             &self.table,
             spectators,
             Instant::now(),
         );
+        row.host = self.home.as_ref().map(|g| g.home.host_name.clone());
         self.lobby.publish(row);
     }
 

@@ -186,6 +186,7 @@ impl TableActor {
         for (seat, s) in self.table.take_leavers() {
             self.cash_out_gone(Gone::from(s).at(seat)).await;
         }
+        self.remove_due().await;
         self.stand_up_idle().await;
         self.sat_out.track(&self.table, Instant::now());
         self.broadcast(&[]);

@@ -162,16 +162,31 @@ impl TableActor {
         self.publish_lobby();
     }
 
+    /// At closing: every stack back to its balance, retried for a while if the database
+    /// refuses; what is still seated after that is cashed out by the next start.
     pub(super) async fn cash_out_everyone(&mut self) {
-        let seats: Vec<u8> = self.table.seats().map(|(i, _)| i).collect();
-        for seat in seats {
-            let key = format!("close:{}:{}", self.id, Uuid::new_v4());
-            if let Err(e) = self
-                .leave_between_hands(seat, &key, Departure::StandUp)
-                .await
-            {
-                tracing::error!(table = %self.id, seat, error = %e, "cash-out at closing failed; the seat stays in the database until the next start");
+        let mut wait = std::time::Duration::from_millis(500);
+        for attempt in 0..6 {
+            let seats: Vec<u8> = self.table.seats().map(|(i, _)| i).collect();
+            if seats.is_empty() {
+                break;
             }
+            if attempt > 0 {
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
+            for seat in seats {
+                let key = format!("close:{}:{}", self.id, Uuid::new_v4());
+                if let Err(e) = self
+                    .leave_between_hands(seat, &key, Departure::StandUp)
+                    .await
+                {
+                    tracing::error!(table = %self.id, seat, error = %e, "cash-out at closing failed");
+                }
+            }
+        }
+        if self.table.seats().next().is_some() {
+            tracing::error!(table = %self.id, "seats left at a closed table; the next start cashes them out");
         }
         self.broadcast(&[]);
     }

@@ -63,6 +63,7 @@ fn actor() -> (
         average_pot: 0,
         hands_per_hour: 0,
         spectators: 0,
+        host: None,
     };
     let mut actor = TableActor::new(ActorParts {
         banks: Vec::new(),
@@ -76,6 +77,8 @@ fn actor() -> (
         lobby_info: Arc::new(Mutex::new(info)),
         bots: Vec::new(),
         metrics: Arc::new(Metrics::default()),
+        home: None,
+        ended: mpsc::unbounded_channel().0,
     });
     let (out, frames) = mpsc::channel(1024);
     actor.watchers.add(99, None, out.clone());
@@ -305,6 +308,7 @@ async fn a_refused_request_reaches_only_its_sender_as_a_typed_error() {
     actor
         .handle(Command::Player {
             account: account(CAT),
+            invite: None,
             out,
             request: Request::Act {
                 hand: 1,
@@ -341,4 +345,113 @@ async fn chat_goes_to_every_watcher_once_with_the_speakers_seat_name() {
         matches!(msg, ServerMessage::Chat { ref from, ref text, .. } if from == "ann" && text == "gl all"),
         "{msg:?}"
     );
+}
+
+/// The same table as `actor()`, a player's table hosted by ann.
+fn home_actor() -> (TableActor, Arc<MemoryLedger>, mpsc::Receiver<Outgoing>) {
+    let (mut actor, ledger, frames, _) = actor();
+    let home = crate::tables::home::Home {
+        host: ANN,
+        host_name: "ann".into(),
+        private: true,
+        invite: Some("invite".into()),
+        spectators: true,
+        seat_approval: true,
+        paused: false,
+    };
+    actor.home = Some(host::HomeGame::new(host::HomeParts {
+        access: Arc::new(crate::tables::home::Access::new(&home)),
+        home,
+        idle_close: Duration::from_secs(60),
+    }));
+    (actor, ledger, frames)
+}
+
+#[tokio::test]
+async fn a_host_change_the_database_does_not_take_changes_nothing() {
+    let (mut actor, ledger, _frames) = home_actor();
+    ledger.set_down(true);
+    let refused = actor
+        .host_request(&account(ANN), shared::protocol::HostAction::Pause)
+        .await;
+    assert!(matches!(refused, Err(RequestError::DatabaseUnavailable)));
+    assert!(!actor.is_paused());
+    let refused = actor
+        .host_request(&account(ANN), shared::protocol::HostAction::RotateInvite)
+        .await;
+    assert!(matches!(refused, Err(RequestError::DatabaseUnavailable)));
+    let invite = actor.home.as_ref().and_then(|g| g.home.invite.clone());
+    assert_eq!(
+        invite.as_deref(),
+        Some("invite"),
+        "the old link still works"
+    );
+    ledger.set_down(false);
+    actor
+        .host_request(&account(ANN), shared::protocol::HostAction::Pause)
+        .await
+        .expect("paused");
+    assert!(actor.is_paused());
+}
+
+#[tokio::test]
+async fn a_seat_waiting_for_the_host_moves_no_chip_and_only_the_host_decides() {
+    let (mut actor, ledger, _frames) = home_actor();
+    let (out, mut answers) = mpsc::channel(8);
+    let sit = Request::Sit {
+        seat: 3,
+        buy_in: 500,
+        post_now: true,
+        request_id: None,
+    };
+    let held = actor.gate_seat(&account(CAT), sit, &out);
+    assert!(matches!(held, Err(RequestError::AwaitingApproval)));
+    assert!(
+        ledger.log().is_empty(),
+        "nothing committed: {:?}",
+        ledger.log()
+    );
+    let by_bob = actor
+        .host_request(
+            &account(BOB),
+            shared::protocol::HostAction::Approve { seat: 3 },
+        )
+        .await;
+    assert!(matches!(by_bob, Err(RequestError::NotHost)));
+    assert_eq!(actor.seat_of(CAT), None);
+    actor
+        .host_request(
+            &account(ANN),
+            shared::protocol::HostAction::Approve { seat: 3 },
+        )
+        .await
+        .expect("approved");
+    assert_eq!(actor.seat_of(CAT), Some(3));
+    assert_eq!(ledger.state().balances.get(&CAT), Some(&500));
+    assert!(
+        answers.try_recv().is_err(),
+        "no refusal for an approved seat"
+    );
+}
+
+#[tokio::test]
+async fn a_request_from_a_socket_that_has_gone_is_not_shown_to_the_host() {
+    let (mut actor, _ledger, _frames) = home_actor();
+    let (out, answers) = mpsc::channel(8);
+    let sit = Request::Sit {
+        seat: 3,
+        buy_in: 500,
+        post_now: true,
+        request_id: None,
+    };
+    let _ = actor.gate_seat(&account(CAT), sit, &out);
+    drop((out, answers));
+    let approved = actor
+        .host_request(
+            &account(ANN),
+            shared::protocol::HostAction::Approve { seat: 3 },
+        )
+        .await;
+    assert!(matches!(approved, Err(RequestError::NoRequest(3))));
+    assert_eq!(actor.seat_of(CAT), None);
 }
