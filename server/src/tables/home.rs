@@ -128,13 +128,21 @@ impl Access {
         gate.private && gate.invite == Some(digest(invite))
     }
 
-    /// The table's host, invite and seated accounts, after any change to them.
+    /// The table's host, invite and seated accounts, as they are now. The table calls this
+    /// after every step; the lock every socket reads is written only when something changed.
     pub fn update(&self, home: &Home, members: impl IntoIterator<Item = Uuid>) {
+        let members: HashSet<Uuid> = members.into_iter().collect();
+        let invite = home.invite.as_deref().map(digest);
+        {
+            let gate = self.read();
+            if gate.host == home.host && gate.invite == invite && gate.members == members {
+                return;
+            }
+        }
         let mut gate = self.write();
         gate.host = home.host;
-        gate.invite = home.invite.as_deref().map(digest);
-        gate.members.clear();
-        gate.members.extend(members);
+        gate.invite = invite;
+        gate.members = members;
     }
 }
 

@@ -664,7 +664,7 @@ async fn a_restart_restores_a_private_table_with_its_host_link_and_seats() {
         pool: pool.clone(),
         state: None,
     };
-    let [(ann, mut a), (_, mut b)] = players(&app, ["ann", "bob"]).await;
+    let [(ann, mut a), (bob, _)] = players(&app, ["ann", "bob"]).await;
     let mut approval = body(true);
     approval["seat_approval"] = json!(true);
     let created = create(&app, &ann, &approval).await;
@@ -684,6 +684,7 @@ async fn a_restart_restores_a_private_table_with_its_host_link_and_seats() {
     };
     assert!(!lobby_ids(&app).await.contains(&table), "still private");
     assert_eq!(invite_status(&app, &invite).await, 200, "the same link");
+    let mut b = connect(&app, Some(&bob)).await;
     let ServerMessage::Snapshot { view, .. } = watch_with(&mut b, &table, Some(&invite)).await
     else {
         panic!("the link still opens it");

@@ -99,6 +99,15 @@ pub fn NewTablePage() -> impl IntoView {
         });
     };
 
+    let number_field = move |label: &'static str, value: RwSignal<String>, test: &'static str| {
+        view! {
+            <label>
+                <span>{label}</span>
+                <input inputmode="numeric" data-test=test prop:value=value
+                    on:input=move |ev| value.set(event_target_value(&ev)) />
+            </label>
+        }
+    };
     let check_box = move |label: &'static str, on: RwSignal<bool>, test: &'static str| {
         view! {
             <label class="check">
@@ -142,14 +151,8 @@ pub fn NewTablePage() -> impl IntoView {
                 </label>
                 {move || preset.get().is_none().then(|| view! {
                     <div class="pair">
-                        <label>
-                            <span>{t.small_blind_label}</span>
-                            <input inputmode="numeric" data-test="small-blind" prop:value=small on:input=move |ev| small.set(event_target_value(&ev)) />
-                        </label>
-                        <label>
-                            <span>{t.big_blind_label}</span>
-                            <input inputmode="numeric" data-test="big-blind" prop:value=big on:input=move |ev| big.set(event_target_value(&ev)) />
-                        </label>
+                        {number_field(t.small_blind_label, small, "small-blind")}
+                        {number_field(t.big_blind_label, big, "big-blind")}
                     </div>
                 })}
                 <div class="pair">
@@ -159,20 +162,11 @@ pub fn NewTablePage() -> impl IntoView {
                             {(2u8..=10).map(|n| view! { <option value=n.to_string() selected=n == 6>{n}</option> }).collect_view()}
                         </select>
                     </label>
-                    <label>
-                        <span>{t.clock_label}</span>
-                        <input inputmode="numeric" data-test="clock" prop:value=clock on:input=move |ev| clock.set(event_target_value(&ev)) />
-                    </label>
+                    {number_field(t.clock_label, clock, "clock")}
                 </div>
                 <div class="pair">
-                    <label>
-                        <span>{t.min_buy_in_label}</span>
-                        <input inputmode="numeric" prop:value=min_buy_in on:input=move |ev| min_buy_in.set(event_target_value(&ev)) />
-                    </label>
-                    <label>
-                        <span>{t.max_buy_in_label}</span>
-                        <input inputmode="numeric" prop:value=max_buy_in on:input=move |ev| max_buy_in.set(event_target_value(&ev)) />
-                    </label>
+                    {number_field(t.min_buy_in_label, min_buy_in, "min-buy-in")}
+                    {number_field(t.max_buy_in_label, max_buy_in, "max-buy-in")}
                 </div>
                 {check_box(t.private_label, private, "private")}
                 {check_box(t.spectators_label, spectators, "spectators")}

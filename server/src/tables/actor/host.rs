@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::TableActor;
-use super::command::{Account, Outbound, Outgoing, Request, account_of};
+use super::command::{Account, Outbound, Outgoing, Request, account_of, player_id};
 use super::error::RequestError;
 use super::fanout::encode;
 use super::seats::Departure;
@@ -112,8 +112,7 @@ impl TableActor {
         if self.closing {
             return Err(RequestError::Closing);
         }
-        self.table
-            .can_sit(seat, super::command::player_id(account.id), buy_in)?;
+        self.table.can_sit(seat, player_id(account.id), buy_in)?;
         let Some(game) = &mut self.home else {
             return Ok(sit);
         };
@@ -183,7 +182,7 @@ impl TableActor {
                     .table
                     .seat(seat)
                     .map(|s| account_of(s.player))
-                    .filter(|a| !self.bots.contains_key(&super::command::player_id(*a)))
+                    .filter(|a| !self.bots.contains_key(&player_id(*a)))
                     .filter(|a| *a != account.id)
                     .ok_or(RequestError::NoPlayer(seat))?;
                 let name = self
@@ -292,8 +291,7 @@ impl TableActor {
         let host = game.home.host;
         let table = &self.table;
         let keep = |account: Option<Uuid>| {
-            account
-                .is_some_and(|a| a == host || table.seat_of(super::command::player_id(a)).is_some())
+            account.is_some_and(|a| a == host || table.seat_of(player_id(a)).is_some())
         };
         let notice = encode(&ServerMessage::Error {
             code: ErrorCode::NoSuchTable,

@@ -254,15 +254,7 @@ impl TableActor {
                 out,
             } => {
                 let account = account.map(|a| a.id);
-                if self
-                    .home
-                    .as_ref()
-                    .is_some_and(|g| !g.admits(account, invite.as_deref()))
-                {
-                    let _ = out.try_send(Outgoing::Refused {
-                        table: self.id.clone(),
-                        error: RequestError::NoTable(self.id.clone()),
-                    });
+                if self.refuse_outsider(account, invite.as_deref(), &out) {
                     return;
                 }
                 self.watchers.add(conn, account, out);
@@ -284,15 +276,7 @@ impl TableActor {
                 out,
                 request,
             } => {
-                if self
-                    .home
-                    .as_ref()
-                    .is_some_and(|g| !g.admits(Some(account.id), invite.as_deref()))
-                {
-                    let _ = out.try_send(Outgoing::Refused {
-                        table: self.id.clone(),
-                        error: RequestError::NoTable(self.id.clone()),
-                    });
+                if self.refuse_outsider(Some(account.id), invite.as_deref(), &out) {
                     return;
                 }
                 let answer = match self.gate_seat(&account, request, &out) {
@@ -332,6 +316,22 @@ impl TableActor {
         }
         self.sat_out.track(&self.table, Instant::now());
         self.sync_access();
+    }
+
+    /// A private table checks its door again when a command arrives (an invite rotated while
+    /// it was on its way lets nobody in); an outsider is told what a missing table says.
+    fn refuse_outsider(&self, account: Option<Uuid>, invite: Option<&str>, out: &Outbound) -> bool {
+        let refused = self
+            .home
+            .as_ref()
+            .is_some_and(|g| !g.admits(account, invite));
+        if refused {
+            let _ = out.try_send(Outgoing::Refused {
+                table: self.id.clone(),
+                error: RequestError::NoTable(self.id.clone()),
+            });
+        }
+        refused
     }
 
     /// After a panic: the hand in play is voided (every stack back to what it was before it,
