@@ -399,6 +399,7 @@ impl Connection {
             } => (table, Request::Act { hand, action }),
             ClientMessage::PreSelect { table, pre } => (table, Request::PreSelect(pre)),
             ClientMessage::SitOut { table } => (table, Request::SitOut),
+            ClientMessage::Straddle { table, on } => (table, Request::Straddle { on }),
             ClientMessage::SitIn { table, post_now } => (table, Request::SitIn { post_now }),
             ClientMessage::TopUp {
                 table,

@@ -28,6 +28,7 @@ fn six_max(stakes: Stakes) -> HandSetup {
                 },
             })
             .collect(),
+        run_twice: false,
     }
 }
 

@@ -94,6 +94,12 @@ pub struct NewTable {
     /// Whether the host approves each seat.
     #[serde(default)]
     pub seat_approval: bool,
+    /// Run it twice when all-in (docs/rules.md §3.8).
+    #[serde(default)]
+    pub run_twice: bool,
+    /// Players may straddle (docs/rules.md §4.8).
+    #[serde(default)]
+    pub straddle: bool,
 }
 
 fn yes() -> bool {

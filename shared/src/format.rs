@@ -10,13 +10,18 @@
 //! version 1 reader drops a message it cannot read, and browsers then resync on the gap in
 //! sequence numbers. Everything version 1 wrote reads unchanged.
 //!
+//! Version 3 added run it twice and the straddle: [`BlindKind::Straddle`],
+//! [`Event::SecondRunDealt`], the `second` values of [`Event::Shown`] and the `second_run` mark
+//! of [`Event::PotAwarded`]. The new fields are left out when empty, so a hand without either
+//! option is written exactly as version 2 wrote it.
+//!
 //! The values inside (cards, chips, streets, pots, hand values) are plain data whose own
 //! serialised forms are pinned by the same fixtures.
 
 use serde::{Deserialize, Serialize};
 
 use crate::card::Card;
-use crate::eval::{HighValue, LowValue};
+use crate::eval::{HighValue, LowValue, Showdown};
 use crate::hand::{self, Street};
 use crate::pot::{self, Pot};
 use crate::rules::Chips;
@@ -27,6 +32,7 @@ pub enum BlindKind {
     Small,
     Big,
     DeadSmall,
+    Straddle,
 }
 
 /// What a player did.
@@ -92,6 +98,11 @@ pub enum Event {
         street: Street,
         cards: Vec<Card>,
     },
+    /// Run it twice: the second run's cards for `street` (version 3).
+    SecondRunDealt {
+        street: Street,
+        cards: Vec<Card>,
+    },
     HandsFaceUp {
         hands: Vec<(u8, [Card; 4])>,
     },
@@ -100,6 +111,9 @@ pub enum Event {
         cards: [Card; 4],
         high: HighValue,
         low: Option<LowValue>,
+        /// The values on the second board of a hand run twice (version 3).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        second: Option<BoardValues>,
     },
     Mucked {
         seat: u8,
@@ -113,6 +127,9 @@ pub enum Event {
         seat: u8,
         amount: Chips,
         share: Share,
+        /// Paid from the half of the pot for the second board (version 3).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        second_run: bool,
     },
     HandEnded {
         stacks: Vec<(u8, Chips)>,
@@ -124,6 +141,31 @@ pub enum Event {
         street: Street,
         hands: Vec<HandEquity>,
     },
+}
+
+/// A hand's values on one board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardValues {
+    pub high: HighValue,
+    pub low: Option<LowValue>,
+}
+
+impl From<Showdown> for BoardValues {
+    fn from(s: Showdown) -> Self {
+        BoardValues {
+            high: s.high,
+            low: s.low,
+        }
+    }
+}
+
+impl From<BoardValues> for Showdown {
+    fn from(v: BoardValues) -> Self {
+        Showdown {
+            high: v.high,
+            low: v.low,
+        }
+    }
 }
 
 /// One hand's share of the pot on average over the boards still to come, and its chance to
@@ -154,6 +196,7 @@ impl From<hand::BlindKind> for BlindKind {
             hand::BlindKind::Small => BlindKind::Small,
             hand::BlindKind::Big => BlindKind::Big,
             hand::BlindKind::DeadSmall => BlindKind::DeadSmall,
+            hand::BlindKind::Straddle => BlindKind::Straddle,
         }
     }
 }
@@ -164,6 +207,7 @@ impl From<BlindKind> for hand::BlindKind {
             BlindKind::Small => hand::BlindKind::Small,
             BlindKind::Big => hand::BlindKind::Big,
             BlindKind::DeadSmall => hand::BlindKind::DeadSmall,
+            BlindKind::Straddle => hand::BlindKind::Straddle,
         }
     }
 }
@@ -243,17 +287,20 @@ impl From<&hand::Event> for Event {
             E::UncalledBetReturned { seat, amount } => Event::UncalledBetReturned { seat, amount },
             E::PotsGathered { pots } => Event::PotsGathered { pots },
             E::BoardDealt { street, cards } => Event::BoardDealt { street, cards },
+            E::SecondRunDealt { street, cards } => Event::SecondRunDealt { street, cards },
             E::HandsFaceUp { hands } => Event::HandsFaceUp { hands },
             E::Shown {
                 seat,
                 cards,
                 high,
                 low,
+                second,
             } => Event::Shown {
                 seat,
                 cards,
                 high,
                 low,
+                second: second.map(BoardValues::from),
             },
             E::Mucked { seat } => Event::Mucked { seat },
             E::RakeTaken { pot, amount } => Event::RakeTaken { pot, amount },
@@ -262,11 +309,13 @@ impl From<&hand::Event> for Event {
                 seat,
                 amount,
                 share,
+                second_run,
             } => Event::PotAwarded {
                 pot,
                 seat,
                 amount,
                 share: share.into(),
+                second_run,
             },
             E::HandEnded { stacks } => Event::HandEnded { stacks },
         }
@@ -312,17 +361,20 @@ impl TryFrom<Event> for hand::Event {
             Event::UncalledBetReturned { seat, amount } => E::UncalledBetReturned { seat, amount },
             Event::PotsGathered { pots } => E::PotsGathered { pots },
             Event::BoardDealt { street, cards } => E::BoardDealt { street, cards },
+            Event::SecondRunDealt { street, cards } => E::SecondRunDealt { street, cards },
             Event::HandsFaceUp { hands } => E::HandsFaceUp { hands },
             Event::Shown {
                 seat,
                 cards,
                 high,
                 low,
+                second,
             } => E::Shown {
                 seat,
                 cards,
                 high,
                 low,
+                second: second.map(Showdown::from),
             },
             Event::Mucked { seat } => E::Mucked { seat },
             Event::RakeTaken { pot, amount } => E::RakeTaken { pot, amount },
@@ -331,11 +383,13 @@ impl TryFrom<Event> for hand::Event {
                 seat,
                 amount,
                 share,
+                second_run,
             } => E::PotAwarded {
                 pot,
                 seat,
                 amount,
                 share: share.into(),
+                second_run,
             },
             Event::HandEnded { stacks } => E::HandEnded { stacks },
             Event::Equity { .. } => return Err(NotAnEngineEvent),

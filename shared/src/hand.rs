@@ -37,6 +37,9 @@ pub enum Post {
     DeadSmallBlind,
     /// Missed blinds: the big blind live plus the small blind dead.
     BigAndDeadSmall,
+    /// A live straddle of two big blinds by the first player left of the big blind, who then
+    /// acts last preflop (docs/rules.md §4.8).
+    Straddle,
 }
 
 /// A player dealt into the hand.
@@ -56,6 +59,8 @@ pub struct HandSetup {
     /// Preflop action starts left of this seat.
     pub big_blind_seat: u8,
     pub entrants: Vec<Entrant>,
+    /// An all-in with cards to come deals the rest of the board twice (docs/rules.md §3.8).
+    pub run_twice: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -66,6 +71,11 @@ pub enum SetupError {
     DuplicateSeat(u8),
     #[error("seat {0} has no chips")]
     EmptyStack(u8),
+    #[error(
+        "seat {0} cannot straddle: the straddle is one, posted by the first player left of the \
+         big blind with more than two big blinds, three or more players dealt in"
+    )]
+    Straddle(u8),
     #[error("the deck has {0} cards left, not enough to deal this hand")]
     ShortDeck(usize),
     #[error(transparent)]
@@ -145,6 +155,7 @@ pub enum BlindKind {
     Small,
     Big,
     DeadSmall,
+    Straddle,
 }
 
 /// What a settled action looked like, for logs and the table view.
@@ -202,6 +213,11 @@ pub enum Event {
         street: Street,
         cards: Vec<Card>,
     },
+    /// Run it twice: the second run's cards for `street`, after the first run is complete.
+    SecondRunDealt {
+        street: Street,
+        cards: Vec<Card>,
+    },
     /// Betting is over with at most one player able to act: every hand is turned up at once.
     HandsFaceUp {
         hands: Vec<(u8, [Card; 4])>,
@@ -211,6 +227,8 @@ pub enum Event {
         cards: [Card; 4],
         high: HighValue,
         low: Option<LowValue>,
+        /// The hand's values on the second board, when the hand was run twice.
+        second: Option<Showdown>,
     },
     Mucked {
         seat: u8,
@@ -224,6 +242,8 @@ pub enum Event {
         seat: u8,
         amount: Chips,
         share: Share,
+        /// Paid from the pot's half for the second board (run it twice).
+        second_run: bool,
     },
     HandEnded {
         stacks: Vec<(u8, Chips)>,
@@ -246,7 +266,11 @@ pub struct SettledPot {
     pub amount: Chips,
     pub rake: Chips,
     pub eligible: Vec<u8>,
+    /// What the pot paid on the (first) board.
     pub awards: Vec<Award>,
+    /// Run twice: what the pot's half for the second board paid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub second_run: Vec<Award>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -274,6 +298,10 @@ impl Player {
     }
 }
 
+/// A pot settled: its index, the pot, its rake, what the first board paid and what the second
+/// board paid (run twice).
+type Settled = (usize, Pot, Chips, Vec<Award>, Vec<Award>);
+
 /// One hand in progress or finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hand {
@@ -284,6 +312,9 @@ pub struct Hand {
     players: Vec<Player>,
     deck: Deck,
     board: Vec<Card>,
+    run_twice: bool,
+    /// Run twice: the second run's cards (the board's last cards, dealt again).
+    second_run: Vec<Card>,
     street: Street,
     current_bet: Chips,
     /// The bet level reached by the last full bet or raise (fixed-limit completions build on it).
@@ -322,6 +353,25 @@ impl Hand {
         if deck.remaining() < 4 * n + 8 {
             return Err(SetupError::ShortDeck(deck.remaining()));
         }
+        // Preflop action starts left of the big blind, or left of a straddle there.
+        let bb_distance = clockwise_from(setup.button, setup.big_blind_seat);
+        let left_of_big_blind = entrants
+            .iter()
+            .position(|e| clockwise_from(setup.button, e.seat) > bb_distance)
+            .unwrap_or(0);
+        let straddle = setup.stakes.big_blind.saturating_mul(2);
+        for (i, e) in entrants.iter().enumerate() {
+            if e.post == Post::Straddle && (i != left_of_big_blind || n < 3 || e.stack <= straddle)
+            {
+                return Err(SetupError::Straddle(e.seat));
+            }
+        }
+        let straddled = entrants[left_of_big_blind].post == Post::Straddle;
+        let first = if straddled {
+            (left_of_big_blind + 1) % n
+        } else {
+            left_of_big_blind
+        };
 
         let stakes = setup.stakes;
         let mut events = vec![Event::HandStarted {
@@ -355,6 +405,7 @@ impl Hand {
                 Post::BigAndDeadSmall => {
                     (Some((BlindKind::Big, stakes.big_blind)), stakes.small_blind)
                 }
+                Post::Straddle => (Some((BlindKind::Straddle, straddle)), 0),
             };
             if let Some((blind, amount)) = live {
                 let amount = amount.min(p.stack);
@@ -388,29 +439,32 @@ impl Hand {
             });
         }
 
+        // Everyone must match a full big blind, even when the big blind itself is short. A
+        // straddle is a blind of two big blinds: the next raise is to four, and in fixed limit
+        // it is the round's second bet.
+        let (level, bets_made) = if straddled {
+            (straddle, 2)
+        } else {
+            (stakes.big_blind, 1)
+        };
         let mut hand = Hand {
             stakes,
             button: setup.button,
             players,
             deck,
             board: Vec::with_capacity(5),
+            run_twice: setup.run_twice,
+            second_run: Vec::new(),
             street: Street::Preflop,
-            // Everyone must match a full big blind, even when the big blind itself is short.
-            current_bet: stakes.big_blind,
-            full_level: stakes.big_blind,
-            full_size: stakes.big_blind,
-            bets_made: 1,
+            current_bet: level,
+            full_level: level,
+            full_size: level,
+            bets_made,
             last_aggressor: None,
             to_act: None,
             shown: Vec::new(),
             result: None,
         };
-        let bb_distance = clockwise_from(setup.button, setup.big_blind_seat);
-        let first = hand
-            .players
-            .iter()
-            .position(|p| clockwise_from(hand.button, p.seat) > bb_distance)
-            .unwrap_or(0);
         hand.to_act = hand.first_needing_action(first);
         if hand.to_act.is_none() {
             hand.end_round(&mut events);
@@ -787,8 +841,12 @@ impl Hand {
         }
         if able < 2 {
             self.turn_face_up(events);
+            let from = self.board.len();
             while self.street != Street::River {
                 self.deal_street(events);
+            }
+            if self.run_twice {
+                self.deal_second_run(from, events);
             }
             self.settle(events);
             return;
@@ -837,6 +895,73 @@ impl Hand {
         events.push(Event::BoardDealt { street, cards });
     }
 
+    /// Run it twice (docs/rules.md §3.8): the board's cards from index `from` on are dealt
+    /// again, burns included, once the first run is complete. A deck too short for that (ten
+    /// players all in before the flop) runs once.
+    fn deal_second_run(&mut self, from: usize, events: &mut Vec<Event>) {
+        let streets: &[(Street, usize)] = match from {
+            0 => &[(Street::Flop, 3), (Street::Turn, 1), (Street::River, 1)],
+            3 => &[(Street::Turn, 1), (Street::River, 1)],
+            4 => &[(Street::River, 1)],
+            _ => &[],
+        };
+        let needed: usize = streets.iter().map(|(_, count)| 1 + count).sum();
+        if streets.is_empty() || self.deck.remaining() < needed {
+            return;
+        }
+        for &(street, count) in streets {
+            let _ = self.deck.deal();
+            let cards: Vec<Card> = (0..count).filter_map(|_| self.deck.deal()).collect();
+            self.second_run.extend(&cards);
+            events.push(Event::SecondRunDealt { street, cards });
+        }
+    }
+
+    /// The second board of a hand run twice: the cards both runs share, then the second run's.
+    pub fn second_board(&self) -> Option<Vec<Card>> {
+        if self.second_run.is_empty() {
+            return None;
+        }
+        let shared = self.board.len().checked_sub(self.second_run.len())?;
+        Some(
+            self.board[..shared]
+                .iter()
+                .chain(&self.second_run)
+                .copied()
+                .collect(),
+        )
+    }
+
+    /// Each live player's values on `board`, `None` for folded players or an unfinished board.
+    fn evaluate(&self, board: &[Card]) -> Vec<Option<Showdown>> {
+        match <[Card; 5]>::try_from(board) {
+            Ok(board) => {
+                let eval = BoardEval::new(&board);
+                self.players
+                    .iter()
+                    .map(|p| (!p.folded).then(|| eval.player(&p.hole)))
+                    .collect()
+            }
+            Err(_) => vec![None; self.players.len()],
+        }
+    }
+
+    /// The pot's contenders in showdown order, with their values on one board.
+    fn contenders(&self, pot: &Pot, showdown: &[Option<Showdown>]) -> Vec<Contender> {
+        self.players
+            .iter()
+            .zip(showdown)
+            .filter(|(p, _)| pot.eligible.contains(&p.seat))
+            .filter_map(|(p, s)| {
+                s.map(|s| Contender {
+                    seat: p.seat,
+                    high: s.high,
+                    low: s.low,
+                })
+            })
+            .collect()
+    }
+
     /// Shows hands in showdown order, takes the rake and pays every pot.
     fn settle(&mut self, events: &mut Vec<Event>) {
         let live: Vec<usize> = (0..self.players.len())
@@ -845,16 +970,16 @@ impl Hand {
         let saw_flop = !self.board.is_empty();
         let pots = self.pots();
 
-        let showdown: Vec<Option<Showdown>> = match <[Card; 5]>::try_from(self.board.as_slice()) {
-            Ok(board) if live.len() > 1 => {
-                let eval = BoardEval::new(&board);
-                self.players
-                    .iter()
-                    .map(|p| (!p.folded).then(|| eval.player(&p.hole)))
-                    .collect()
-            }
-            _ => vec![None; self.players.len()],
+        let contested = live.len() > 1;
+        let showdown = if contested {
+            self.evaluate(&self.board)
+        } else {
+            vec![None; self.players.len()]
         };
+        let second: Option<Vec<Option<Showdown>>> = self
+            .second_board()
+            .filter(|_| contested)
+            .map(|board| self.evaluate(&board));
 
         // Rake before the split, pot by pot, main pot first, up to the cap per hand.
         let mut rake_left = match self.stakes.rake {
@@ -868,33 +993,37 @@ impl Hand {
                 None => 0,
             };
             rake_left -= rake;
-            let contenders: Vec<Contender> = self
-                .players
-                .iter()
-                .zip(&showdown)
-                .filter(|(p, _)| pot.eligible.contains(&p.seat))
-                .filter_map(|(p, s)| {
-                    s.map(|s| Contender {
-                        seat: p.seat,
-                        high: s.high,
-                        low: s.low,
-                    })
-                })
-                .collect();
-            let awards = match pot.eligible.as_slice() {
+            let amount = pot.amount - rake;
+            let (awards, second_awards) = match (pot.eligible.as_slice(), &second) {
                 // Uncontested: nothing to compare, and maybe no board to compare on.
-                [only] => vec![Award {
-                    seat: *only,
-                    amount: pot.amount - rake,
-                    share: Share::Whole,
-                }],
-                _ => split_pot(pot.amount - rake, &contenders),
+                ([only], _) => (
+                    vec![Award {
+                        seat: *only,
+                        amount,
+                        share: Share::Whole,
+                    }],
+                    Vec::new(),
+                ),
+                // Run twice: half the pot for each board, the odd chip to the first.
+                (_, Some(second)) => {
+                    let half = amount / 2;
+                    (
+                        split_pot(amount - half, &self.contenders(pot, &showdown)),
+                        split_pot(half, &self.contenders(pot, second)),
+                    )
+                }
+                (_, None) => (
+                    split_pot(amount, &self.contenders(pot, &showdown)),
+                    Vec::new(),
+                ),
             };
-            settled.push((index, pot.clone(), rake, awards));
+            settled.push((index, pot.clone(), rake, awards, second_awards));
         }
 
-        if live.len() > 1 {
-            let shown = self.reveal(&live, &showdown, &settled, events);
+        if contested {
+            let no_second = Vec::new();
+            let second = second.as_ref().unwrap_or(&no_second);
+            let shown = self.reveal(&live, &showdown, second, &settled, events);
             for seat in shown {
                 if !self.shown.contains(&seat) {
                     self.shown.push(seat);
@@ -903,7 +1032,7 @@ impl Hand {
         }
         let mut total_rake = 0;
         let mut result_pots = Vec::with_capacity(settled.len());
-        for (index, pot, rake, awards) in settled {
+        for (index, pot, rake, awards, second_run) in settled {
             if rake > 0 {
                 events.push(Event::RakeTaken {
                     pot: index,
@@ -911,7 +1040,8 @@ impl Hand {
                 });
             }
             total_rake += rake;
-            for a in &awards {
+            let paid = awards.iter().map(|a| (a, false));
+            for (a, second_run) in paid.chain(second_run.iter().map(|a| (a, true))) {
                 if let Some(p) = self.players.iter_mut().find(|p| p.seat == a.seat) {
                     p.stack += a.amount;
                 }
@@ -920,6 +1050,7 @@ impl Hand {
                     seat: a.seat,
                     amount: a.amount,
                     share: a.share,
+                    second_run,
                 });
             }
             result_pots.push(SettledPot {
@@ -927,6 +1058,7 @@ impl Hand {
                 rake,
                 eligible: pot.eligible,
                 awards,
+                second_run,
             });
         }
         for p in &mut self.players {
@@ -952,7 +1084,8 @@ impl Hand {
         &self,
         live: &[usize],
         showdown: &[Option<Showdown>],
-        settled: &[(usize, Pot, Chips, Vec<Award>)],
+        second: &[Option<Showdown>],
+        settled: &[Settled],
         events: &mut Vec<Event>,
     ) -> Vec<u8> {
         let mut shown = Vec::new();
@@ -969,9 +1102,12 @@ impl Hand {
             .filter(|&i| !self.players[i].folded);
         for (k, i) in order.enumerate() {
             let p = &self.players[i];
-            let wins = settled
-                .iter()
-                .any(|(_, _, _, awards)| awards.iter().any(|a| a.seat == p.seat && a.amount > 0));
+            let wins = settled.iter().any(|(_, _, _, awards, second_run)| {
+                awards
+                    .iter()
+                    .chain(second_run)
+                    .any(|a| a.seat == p.seat && a.amount > 0)
+            });
             match showdown[i] {
                 Some(s) if faced_up || k == 0 || wins => {
                     shown.push(p.seat);
@@ -980,6 +1116,7 @@ impl Hand {
                         cards: p.hole,
                         high: s.high,
                         low: s.low,
+                        second: second.get(i).copied().flatten(),
                     })
                 }
                 _ => events.push(Event::Mucked { seat: p.seat }),
@@ -1014,11 +1151,16 @@ pub(crate) fn clockwise_from(button: u8, seat: u8) -> u16 {
 }
 
 /// Builds a deck that deals the given hole cards (in dealing order, from the first seat left
-/// of the button) and board, with burn cards and any missing board cards taken from the
-/// cards nobody holds. Used to replay recorded hands.
-pub fn deck_for(holes: &[[Card; 4]], board: &[Card]) -> Result<Deck, crate::card::CardError> {
+/// of the button), board and second run (the cards a hand run twice dealt again, empty if it
+/// was not), with burn cards and any missing board cards taken from the cards nobody holds.
+/// Used to replay recorded hands.
+pub fn deck_for(
+    holes: &[[Card; 4]],
+    board: &[Card],
+    second_run: &[Card],
+) -> Result<Deck, crate::card::CardError> {
     let mut used = 0u64;
-    for &c in holes.iter().flatten().chain(board) {
+    for &c in holes.iter().flatten().chain(board).chain(second_run) {
         used |= 1 << c.index();
     }
     let mut spare = (0..52u8)
@@ -1034,6 +1176,17 @@ pub fn deck_for(holes: &[[Card; 4]], board: &[Card]) -> Result<Deck, crate::card
         for _ in 0..count {
             order.extend(board_cards.next().or_else(|| spare.next()));
         }
+    }
+    let second_streets: &[usize] = match second_run.len() {
+        5 => &[3, 1, 1],
+        2 => &[1, 1],
+        1 => &[1],
+        _ => &[],
+    };
+    let mut second_cards = second_run.iter().copied();
+    for &count in second_streets {
+        order.extend(spare.next());
+        order.extend(second_cards.by_ref().take(count));
     }
     order.extend(spare);
     Deck::stacked(order)

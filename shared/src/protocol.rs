@@ -15,9 +15,11 @@ use crate::table::SeatStatus;
 /// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v3.jsonl`.
 /// Earlier versions' files still read: version 2 added `format::Event::Equity`, version 3 the
 /// home games (`Watch`'s `invite`, `Host`, `HostPanel`, `TableView::home` and `name`, `LobbyTable::host`
-/// and their error codes). A change to the layout is a new version (and the fixtures of the
-/// old one stay).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// and their error codes), version 4 run it twice and the straddle (`Straddle`, the table
+/// options and second board in `TableView` and `LobbyTable`, and the events of
+/// `format` version 3). A change to the layout is a new version (and the fixtures of the old one
+/// stay).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;
@@ -130,6 +132,11 @@ pub enum ClientMessage {
     },
     SitOut {
         table: TableId,
+    },
+    /// Straddle whenever first left of the big blind (from the next hand), or stop.
+    Straddle {
+        table: TableId,
+        on: bool,
     },
     SitIn {
         table: TableId,
@@ -244,6 +251,17 @@ pub struct TableView {
     /// A table a player opened: who hosts it and how it is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home: Option<HomeView>,
+    /// The second board of a hand run twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub second_board: Vec<Card>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub run_twice: bool,
+    /// The table allows straddles.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub straddle: bool,
+    /// The viewer straddles whenever first left of the big blind.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub straddling: bool,
 }
 
 /// A player's table as everyone at it sees it.
@@ -299,6 +317,10 @@ pub struct LobbyTable {
     /// A table a player opened: the host's name (the lobby marks it a player table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub run_twice: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub straddle: bool,
 }
 
 /// Machine-readable error codes so the client can react (and translate) without parsing text.

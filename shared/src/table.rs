@@ -24,6 +24,12 @@ pub struct TableConfig {
     pub max_buy_in: Chips,
     /// A player sat out for this many hands in a row is stood up.
     pub max_hands_sat_out: u32,
+    /// An all-in with cards to come runs the board twice (docs/rules.md §3.8).
+    #[serde(default)]
+    pub run_twice: bool,
+    /// The player left of the big blind may straddle (docs/rules.md §4.8).
+    #[serde(default)]
+    pub straddle: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -47,6 +53,8 @@ impl TableConfig {
             min_buy_in: 10 * unit,
             max_buy_in: 100 * unit,
             max_hands_sat_out: 10,
+            run_twice: false,
+            straddle: false,
         }
     }
 
@@ -90,6 +98,9 @@ pub struct Seat {
     pub sit_out_next: bool,
     /// Leave once the current hand is over.
     pub leaving: bool,
+    /// Straddle whenever the seat is first left of the big blind (at a table that allows it).
+    #[serde(default)]
+    pub straddle: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
@@ -121,6 +132,8 @@ pub enum TableError {
     NoHand,
     #[error("at least two players must be ready to deal a hand")]
     NotEnoughPlayers,
+    #[error("this table does not allow straddles")]
+    NoStraddle,
     #[error("hand setup failed: {0}")]
     Setup(String),
 }
@@ -398,6 +411,7 @@ impl Table {
             hands_sat_out: 0,
             sit_out_next: false,
             leaving: false,
+            straddle: false,
         });
         Ok(())
     }
@@ -550,18 +564,55 @@ impl Table {
         d(seat) > 0 && d(seat) < d(b)
     }
 
+    /// Turns the seat's straddle on or off, from the next hand on.
+    pub fn set_straddle(&mut self, seat: u8, on: bool) -> Result<(), TableError> {
+        if on && !self.config.straddle {
+            return Err(TableError::NoStraddle);
+        }
+        self.seat_mut(seat)?.straddle = on;
+        Ok(())
+    }
+
+    /// The first entrant left of the big blind straddles if they asked to, with more than the
+    /// straddle behind, posting nothing else, three or more players dealt in (docs/rules.md
+    /// §4.8).
+    fn add_straddle(&self, plan: &mut Plan) {
+        if !self.config.straddle || plan.entrants.len() < 3 {
+            return;
+        }
+        // Distance clockwise from the big blind: the smallest is the first seat left of it.
+        let n = u16::from(self.config.seats);
+        let big_blind = u16::from(plan.positions.big_blind);
+        let Some(e) = plan
+            .entrants
+            .iter_mut()
+            .filter(|e| e.seat != plan.positions.big_blind)
+            .min_by_key(|e| (u16::from(e.seat) + n - big_blind) % n)
+        else {
+            return;
+        };
+        let wants = self
+            .seat(e.seat)
+            .is_some_and(|s| s.straddle && !s.leaving && !s.sit_out_next);
+        if wants && e.post == Post::Nothing && e.stack > 2 * self.config.stakes.big_blind {
+            e.post = Post::Straddle;
+        }
+    }
+
     /// Works out the positions and posts for the next hand, deals it and starts it.
     pub fn start_hand(&mut self, deck: Deck) -> Result<Vec<Event>, TableError> {
         if self.hand_running() {
             return Err(TableError::HandRunning);
         }
-        let plan = self.plan()?;
+        let mut plan = self.plan()?;
+        self.add_straddle(&mut plan);
         let positions = plan.positions;
         let setup = HandSetup {
             stakes: self.config.stakes,
             button: positions.button,
             big_blind_seat: positions.big_blind,
             entrants: plan.entrants.clone(),
+            run_twice: self.config.run_twice,
         };
         let (hand, events) = Hand::start(setup, deck)?;
 

@@ -35,6 +35,7 @@ pub fn project(event: &Event, viewer: Viewer) -> ViewEvent {
         | Event::UncalledBetReturned { .. }
         | Event::PotsGathered { .. }
         | Event::BoardDealt { .. }
+        | Event::SecondRunDealt { .. }
         | Event::HandsFaceUp { .. }
         | Event::Shown { .. }
         | Event::Mucked { .. }
@@ -103,6 +104,10 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         legal,
         name: String::new(),
         home: None,
+        second_board: hand.and_then(|h| h.second_board()).unwrap_or_default(),
+        run_twice: config.run_twice,
+        straddle: config.straddle,
+        straddling: you.and_then(|s| table.seat(s)).is_some_and(|s| s.straddle),
     }
 }
 

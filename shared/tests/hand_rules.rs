@@ -175,6 +175,7 @@ fn rule_7_missed_blinds_post_big_live_and_small_dead() {
             entrant(2, 500, Post::BigBlind),
             entrant(3, 500, Post::BigAndDeadSmall),
         ],
+        run_twice: false,
     };
     let (mut h, _) = start(setup);
     assert_eq!(h.pot_total(), 5 + 10 + 10 + 5);
@@ -616,6 +617,7 @@ fn rule_3_7_a_walk_with_only_dead_money_pays_the_big_blind() {
             entrant(2, 1000, Post::BigBlind),
             entrant(3, 1000, Post::DeadSmallBlind),
         ],
+        run_twice: false,
     };
     let (mut h, _) = start(setup);
     act(&mut h, 3, fold());

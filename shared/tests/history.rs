@@ -489,6 +489,7 @@ fn a_missed_blinds_post_is_not_expressible_in_phh_but_exports_to_pokerstars() {
                 (3, Post::BigAndDeadSmall),
             ],
         ),
+        run_twice: false,
     };
     // dan checks his live blind; ann folds; bob and cat fold: dan wins.
     let record = play(
@@ -534,6 +535,7 @@ fn a_second_big_blind_from_a_new_player_is_not_expressible_in_phh() {
                 (3, Post::BigBlind),
             ],
         ),
+        run_twice: false,
     };
     let record = play(
         setup,
@@ -565,6 +567,7 @@ fn a_hand_without_a_small_blind_is_not_expressible_in_phh() {
             500,
             &[(0, Post::Nothing), (2, Post::BigBlind), (3, Post::Nothing)],
         ),
+        run_twice: false,
     };
     let record = play(
         setup,
@@ -595,6 +598,7 @@ fn a_dead_button_hand_exports_with_the_seat_before_the_button_last() {
                 (4, Post::Nothing),
             ],
         ),
+        run_twice: false,
     };
     let record = play(
         setup,
@@ -998,8 +1002,9 @@ fn replay(text: &str) -> Result<(HandRecord, Vec<Chips>), String> {
                 },
             })
             .collect(),
+        run_twice: false,
     };
-    let deck = deck_for(&holes, &board).map_err(|e| e.to_string())?;
+    let deck = deck_for(&holes, &board, &[]).map_err(|e| e.to_string())?;
     let (mut hand, mut events) = Hand::start(setup.clone(), deck).map_err(|e| e.to_string())?;
     for (p, action, line) in moves {
         if hand.is_over() {
@@ -1026,19 +1031,85 @@ fn replay(text: &str) -> Result<(HandRecord, Vec<Chips>), String> {
     Ok((record(&setup, &hand, events), stacks))
 }
 
+/// Four players at 5/10 on seats 0, 2, 4 and 6, the button on 6: dan (seat 6) shoves over cat's
+/// straddle (seat 4), ann and bob fold, cat calls, and the board is run twice. Cat makes kings
+/// full on the first board, where no low is possible; on the second cat's queens and jacks take
+/// the high and dan's 6-4-3-2-A the low.
+fn straddled_and_run_twice() -> HandRecord {
+    let mut setup = common::standard(
+        Stakes::no_limit(5, 10),
+        6,
+        &[(0, 500), (2, 500), (4, 500), (6, 500)],
+    );
+    setup.entrants[2].post = Post::Straddle;
+    let (mut hand, mut events) = common::start_twice(
+        setup.clone(),
+        &["8d8c5h5d", "TdTc6h6d", "KcQcJhTh", "As3s9c9d"],
+        "KhKd7cJcQd",
+        "2c4h6sJdQh",
+    );
+    for action in [raise(500), Fold, Fold, Call] {
+        let seat = hand.to_act().expect("a player to act");
+        events.extend(hand.act(seat, action).expect("a legal action"));
+    }
+    assert!(hand.is_over());
+    record(&setup, &hand, events)
+}
+
+#[test]
+fn a_straddled_hand_run_twice_exports_both_boards_and_replays_from_its_phh() {
+    let record = straddled_and_run_twice();
+    let phh = to_phh(&record.complete()).unwrap();
+    assert!(
+        phh.contains("blinds_or_straddles = [5, 10, 20, 0]"),
+        "{phh}"
+    );
+    assert!(phh.contains("_second_run = '2c4h6sJdQh'"), "{phh}");
+    // The pot of 1,015 is 508 on the first board (cat scoops) and 507 on the second (254
+    // high to cat, 253 low to dan).
+    assert!(
+        phh.contains("finishing_stacks = [495, 490, 762, 253]"),
+        "{phh}"
+    );
+    let hands = shared::history::phh::parse_file(&phh, "straddle.phh").unwrap();
+    let hand = hands[0].1.as_ref().unwrap();
+    assert_eq!(
+        shared::history::phh::replay(hand).unwrap(),
+        vec![495, 490, 762, 253]
+    );
+
+    let stars = to_pokerstars(&record.complete());
+    for line in [
+        "cat: posts straddle 20",
+        "*** SECOND FLOP *** [2c 4h 6s]",
+        "*** SECOND RIVER *** [2c 4h 6s Jd] [Qh]",
+        "Hand was run twice",
+        "FIRST Board [Kh Kd 7c Jc Qd]",
+        "SECOND Board [2c 4h 6s Jd Qh]",
+    ] {
+        assert!(stars.contains(line), "{line} missing from:\n{stars}");
+    }
+}
+
 #[test]
 fn stored_hand_records_keep_their_format_byte_for_byte_and_old_ones_still_read() {
-    let record = three_handed_no_limit();
+    let record = straddled_and_run_twice();
     let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
-    common::golden("hand_record_v2.json", &text);
-    let fixture = common::read_fixture("hand_record_v2.json");
+    common::golden("hand_record_v3.json", &text);
+    let fixture = common::read_fixture("hand_record_v3.json");
     let read: HandRecord = serde_json::from_str(&fixture).unwrap();
     assert_eq!(read, record);
+    // Format 2 (before the straddle and run it twice) reads as it was written.
+    let record = three_handed_no_limit();
+    let v2 = common::read_fixture("hand_record_v2.json");
+    let read: HandRecord = serde_json::from_str(&v2).unwrap();
+    assert_eq!(read.format, 2);
+    assert_eq!(HandRecord { format: 3, ..read }, record);
     // Format 1 (before the equity event) reads as it was written: the same hand, format 1.
     let v1 = common::read_fixture("hand_record_v1.json");
     let read: HandRecord = serde_json::from_str(&v1).unwrap();
     assert_eq!(read.format, 1);
-    assert_eq!(HandRecord { format: 2, ..read }, record);
+    assert_eq!(HandRecord { format: 3, ..read }, record);
     // Records stored before the format field existed are format 1.
     let mut old: serde_json::Value = serde_json::from_str(&v1).unwrap();
     old.as_object_mut().unwrap().remove("format");

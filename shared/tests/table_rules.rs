@@ -332,7 +332,8 @@ fn bust_one_of_two(t: &mut Table) -> u8 {
         Card::parse_exact::<4>("7c7d2c2d").unwrap(),
     ];
     let board = Card::parse_many("AdKd9sJcQh").unwrap();
-    t.start_hand(deck_for(&holes, &board).unwrap()).unwrap();
+    t.start_hand(deck_for(&holes, &board, &[]).unwrap())
+        .unwrap();
     while let Some(l) = t.hand().and_then(|h| h.legal()) {
         let action = match l.raise {
             Ok(b) => Action::RaiseTo { to: b.max_to },

@@ -1,6 +1,6 @@
 //! The wire protocol, pinned: one example of every server and client message, written by the
-//! code and compared byte for byte with `tests/fixtures/*_messages_v3.jsonl` and
-//! `events_v2.jsonl`, then read back. Browsers
+//! code and compared byte for byte with `tests/fixtures/*_messages_v4.jsonl` and
+//! `events_v3.jsonl`, then read back. Browsers
 //! still running the previous bundle talk to a new server during an upgrade, so a change here
 //! must be a deliberate new version, never an accident; and every earlier version's files
 //! must still read.
@@ -43,6 +43,8 @@ fn lobby_table() -> LobbyTable {
         hands_per_hour: 85,
         spectators: 2,
         host: None,
+        run_twice: false,
+        straddle: false,
     }
 }
 
@@ -151,10 +153,29 @@ fn every_server_message_keeps_its_wire_format() {
             message: "the host did not seat you".into(),
             table: Some("p-3f9a0c21d4e7".into()),
         },
+        ServerMessage::Snapshot {
+            table: "p-3f9a0c21d4e7".into(),
+            seq: 3,
+            view: Box::new(shared::protocol::TableView {
+                second_board: shared::Card::parse_many("2c4h6sJdQh").unwrap(),
+                run_twice: true,
+                straddle: true,
+                straddling: true,
+                ..table_view(&table, Viewer::Seat(3), 12)
+            }),
+            clock: None,
+        },
+        ServerMessage::LobbyUpdate {
+            table: LobbyTable {
+                run_twice: true,
+                straddle: true,
+                ..lobby_table()
+            },
+        },
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
     ];
-    common::golden("server_messages_v3.jsonl", &lines(&messages));
+    common::golden("server_messages_v4.jsonl", &lines(&messages));
 }
 
 #[test]
@@ -243,8 +264,12 @@ fn every_client_message_keeps_its_wire_format() {
             action,
         });
     }
+    messages.push(ClientMessage::Straddle {
+        table: "p-3f9a0c21d4e7".into(),
+        on: true,
+    });
     messages.push(ClientMessage::Ping);
-    common::golden("client_messages_v3.jsonl", &lines(&messages));
+    common::golden("client_messages_v4.jsonl", &lines(&messages));
 }
 
 /// Every kind of hand event, as browsers receive it (inside `events` messages) and as hand
@@ -252,7 +277,7 @@ fn every_client_message_keeps_its_wire_format() {
 /// reach these bytes without a conversion saying so.
 #[test]
 fn every_hand_event_keeps_its_format() {
-    use shared::format::{Acted, BlindKind, Event, HandEquity, Share};
+    use shared::format::{Acted, BlindKind, BoardValues, Event, HandEquity, Share};
     use shared::hand::Street;
     use shared::pot::Pot;
     let cards = |text: &str| -> [shared::Card; 4] { shared::Card::parse_exact(text).unwrap() };
@@ -279,6 +304,12 @@ fn every_hand_event_keeps_its_format() {
             seat: 5,
             blind: BlindKind::DeadSmall,
             amount: 5,
+            all_in: false,
+        },
+        Event::BlindPosted {
+            seat: 1,
+            blind: BlindKind::Straddle,
+            amount: 20,
             all_in: false,
         },
         Event::HoleCards {
@@ -329,6 +360,10 @@ fn every_hand_event_keeps_its_format() {
             street: Street::Flop,
             cards: shared::Card::parse_many("5s6s9d").unwrap(),
         },
+        Event::SecondRunDealt {
+            street: Street::Turn,
+            cards: shared::Card::parse_many("Kh").unwrap(),
+        },
         Event::HandsFaceUp {
             hands: vec![(3, cards("Ah2h3d4c")), (0, cards("KsKdQcJc"))],
         },
@@ -337,12 +372,24 @@ fn every_hand_event_keeps_its_format() {
             cards: cards("Ah2h3d4c"),
             high,
             low: Some(low),
+            second: None,
         },
         Event::Shown {
             seat: 0,
             cards: cards("KsKdQcJc"),
             high,
             low: None,
+            second: None,
+        },
+        Event::Shown {
+            seat: 3,
+            cards: cards("Ah2h3d4c"),
+            high,
+            low: Some(low),
+            second: Some(BoardValues {
+                high,
+                low: Some(low),
+            }),
         },
         Event::Mucked { seat: 0 },
         Event::RakeTaken { pot: 0, amount: 3 },
@@ -351,18 +398,28 @@ fn every_hand_event_keeps_its_format() {
             seat: 3,
             amount: 29,
             share: Share::High,
+            second_run: false,
         },
         Event::PotAwarded {
             pot: 0,
             seat: 3,
             amount: 28,
             share: Share::Low,
+            second_run: false,
         },
         Event::PotAwarded {
             pot: 1,
             seat: 0,
             amount: 10,
             share: Share::Whole,
+            second_run: false,
+        },
+        Event::PotAwarded {
+            pot: 1,
+            seat: 0,
+            amount: 10,
+            share: Share::Whole,
+            second_run: true,
         },
         Event::HandEnded {
             stacks: vec![(3, 527), (0, 470)],
@@ -383,7 +440,7 @@ fn every_hand_event_keeps_its_format() {
             ],
         },
     ];
-    common::golden("events_v2.jsonl", &lines(&events));
+    common::golden("events_v3.jsonl", &lines(&events));
 }
 
 /// The engine's events convert to the format and back without loss, for every kind a real
@@ -424,10 +481,14 @@ fn version_1_messages_and_events_still_read_unchanged() {
     same::<shared::format::Event>("events_v1.jsonl");
 }
 
-/// Version 2 (before home games): every line still reads and writes back byte for byte,
-/// since version 3 only added optional fields, messages and codes.
+/// Versions 2 (before home games) and 3 (before run it twice and the straddle): every line
+/// still reads and writes back byte for byte, since later versions only added optional
+/// fields, messages, events and codes.
 #[test]
-fn version_2_messages_still_read_unchanged() {
+fn version_2_and_3_messages_and_events_still_read_unchanged() {
+    let events = |l: &str| {
+        serde_json::from_str::<shared::format::Event>(l).map(|m| serde_json::to_string(&m))
+    };
     for (name, read) in [
         (
             "server_messages_v2.jsonl",
@@ -435,6 +496,13 @@ fn version_2_messages_still_read_unchanged() {
                 as fn(&str) -> serde_json::Result<serde_json::Result<String>>,
         ),
         ("client_messages_v2.jsonl", |l: &str| {
+            serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+        ("events_v2.jsonl", events),
+        ("server_messages_v3.jsonl", |l: &str| {
+            serde_json::from_str::<ServerMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+        ("client_messages_v3.jsonl", |l: &str| {
             serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
         }),
     ] {

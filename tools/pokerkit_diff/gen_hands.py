@@ -126,13 +126,16 @@ STRUCTURES = ('FO/8', 'PO/8', 'NO/8')
 STREET_NAMES = ('preflop', 'flop', 'turn', 'river')
 
 
-def make_game(variant: str, sb: int, bb: int):
-    """Game object; for FO/8 bb is the small bet (big bet = 2 * bb)."""
+def make_game(variant: str, sb: int, bb: int, straddle: bool = False):
+    """Game object; for FO/8 bb is the small bet (big bet = 2 * bb).  With
+    `straddle`, p3 posts a live straddle of two big blinds (docs/rules.md
+    section 4.8)."""
+    blinds = (sb, bb, 2 * bb) if straddle else (sb, bb)
     if variant == 'FO/8':
-        return FixedLimitO8(AUTOMATIONS, True, 0, (sb, bb), bb, 2 * bb,
+        return FixedLimitO8(AUTOMATIONS, True, 0, blinds, bb, 2 * bb,
                             mode=Mode.CASH_GAME)
     cls = PotLimitO8 if variant == 'PO/8' else NoLimitO8
-    return cls(AUTOMATIONS, True, 0, (sb, bb), bb, mode=Mode.CASH_GAME)
+    return cls(AUTOMATIONS, True, 0, blinds, bb, mode=Mode.CASH_GAME)
 
 
 # --------------------------------------------------------------------------
@@ -173,11 +176,15 @@ class RoundModel:
     short_seen: bool = False  # any short all-in raise in this round
     half_bet_allin: bool = False  # FL: an all-in raise of >= half a bet
     short_kinds: set[str] = field(default_factory=set)  # for the log
+    straddle: bool = False  # preflop: a straddle of two big blinds was posted
 
     def __post_init__(self) -> None:
         if self.street == 0:
-            self.last_full = self.bb
-            self.bets_made = 1
+            # A straddle is a blind of two big blinds: the next raise is to
+            # four in pot and no limit, and in fixed limit it is the second
+            # bet of the cap (docs/rules.md section 4.8).
+            self.last_full = 2 * self.bb if self.straddle else self.bb
+            self.bets_made = 2 if self.straddle else 1
 
     def min_increment(self) -> int:
         if self.variant == 'FO/8':
@@ -331,7 +338,7 @@ def pk_killed(c, live, hi, lo):
 
 
 def settle(contrib, folded, hi, lo, low_rule='house', leftover='tda',
-           pool=True, kill=False):
+           pool=True, kill=False, second=None):
     """Chips won back by each player (refunds included).
 
     contrib  -- total chips each player put in during the hand
@@ -351,6 +358,8 @@ def settle(contrib, folded, hi, lo, low_rule='house', leftover='tda',
     kill     -- emulate pokerkit's hand killing (players who can win nothing
                 are removed before the pots are formed, which can merge
                 pots).
+    second   -- run twice: (hi, lo) on the second board; every pot is then
+                halved between the two boards.
     """
     n = len(contrib)
     c, won = return_uncalled(contrib)
@@ -362,10 +371,9 @@ def settle(contrib, folded, hi, lo, low_rule='house', leftover='tda',
         dead = pk_killed(c, live, hi, lo)
         live = [i for i in live if i not in dead]
     split = split_evenly if leftover == 'tda' else split_pokerkit
-    any_low = any(lo[i] is not None for i in live)
-    for amount, elig in layer_pots(c, live):
-        if not elig:
-            continue  # pokerkit burns such chips (cannot happen here)
+
+    def pay(amount, elig, hi, lo):
+        any_low = any(lo[i] is not None for i in live)
         w_hi = best(elig, hi)
         w_lo = best(elig, lo)
         if low_rule == 'pokerkit':
@@ -382,6 +390,18 @@ def settle(contrib, folded, hi, lo, low_rule='house', leftover='tda',
             lo_half = amount // 2
             split(amount - lo_half, w_hi, won)
             split(lo_half, w_lo, won)
+
+    for amount, elig in layer_pots(c, live):
+        if not elig:
+            continue  # pokerkit burns such chips (cannot happen here)
+        if second is None or len(elig) == 1:
+            pay(amount, elig, hi, lo)
+        else:
+            # Run twice (docs/rules.md section 3.8): half the pot for each
+            # board, the odd chip to the first, each half settled on its own.
+            half = amount // 2
+            pay(amount - half, elig, hi, lo)
+            pay(half, elig, *second)
     return won
 
 
@@ -430,8 +450,10 @@ def evaluate(holes, board, folded):
     return hi, lo
 
 
-def house_result(state):
-    """House finishing stacks, and diagnostics for the comparison."""
+def house_result(state, second_board=None):
+    """House finishing stacks, and diagnostics for the comparison.  With
+    `second_board` (a hand run twice) the house stacks settle both boards;
+    the diagnostics stay single-board, as pokerkit played it."""
     contrib, folded, holes, board = hand_facts(state)
     hi, lo = evaluate(holes, board, folded)
     n = state.player_count
@@ -443,8 +465,12 @@ def house_result(state):
     def st(**kw):
         return stacks(settle(contrib, folded, hi, lo, **kw))
 
-    house = st()
+    second = None
+    if second_board is not None:
+        second = evaluate(holes, second_board, folded)
+    house = st(second=second)
     variants = {
+        'house_one_board': st(),
         'pk_emulated': st(low_rule='pokerkit', leftover='first', pool=False,
                           kill=True),
         'low-less side pot split by pokerkit': st(low_rule='pokerkit'),
@@ -509,7 +535,11 @@ class HandGenerator:
         sb = bb // 2
         bb_seat = 0 if n == 2 else 1
         stacks = random_stacks(rng, n, bb, bb_seat)
-        game = make_game(variant, sb, bb)
+        # The home-game options: a straddle by p3 (three or more players,
+        # more than two big blinds behind) and run it twice.
+        straddle = n >= 3 and rng.random() < 0.25 and stacks[2] > 2 * bb
+        run_twice = rng.random() < 0.3
+        game = make_game(variant, sb, bb, straddle)
         # pokerkit shuffles its own deck with the global RNG; we deal every
         # card explicitly, but seed it anyway so nothing depends on it.
         random.seed(rng.getrandbits(64))
@@ -518,6 +548,10 @@ class HandGenerator:
         rng.shuffle(deck)
         aggressiveness = rng.choice((0.15, 0.3, 0.45))
         model = None
+        # Board cards dealt when the last real decision was made: the house
+        # runs the rest twice from there (an idle check pokerkit asks for
+        # is not a decision).
+        decided_at = 0
         while state.status:
             if state.can_deal_hole():
                 state.deal_hole(deck.pop())
@@ -532,13 +566,38 @@ class HandGenerator:
                     fixed = 0
                     if variant == 'FO/8':
                         fixed = bb if street < 2 else 2 * bb
-                    model = RoundModel(variant, street, bb, fixed)
-                self.act(state, model, hand_id, variant, aggressiveness)
+                    model = RoundModel(variant, street, bb, fixed,
+                                       straddle=straddle and street == 0)
+                idle = self.act(state, model, hand_id, variant,
+                                aggressiveness)
+                if not idle:
+                    decided_at = len(state.board_cards)
             elif state.showdown_index is not None:
                 state.show_or_muck_hole_cards(True)
             else:
                 raise RuntimeError(f'hand {hand_id}: stuck')
-        return game, state
+        second_run = None
+        if run_twice:
+            second_run = self.second_run(state, deck, decided_at)
+        return game, state, second_run
+
+    @staticmethod
+    def second_run(state, deck, decided_at):
+        """The second run's cards if the house runs this hand twice: betting
+        ended with cards to come and two or more hands still in, and the deck
+        holds a burn and the cards of each street again (docs/rules.md
+        section 3.8)."""
+        _, folded, _, board = hand_facts(state)
+        if len(board) < 5 or state.player_count - len(folded) < 2:
+            return None
+        streets = {0: (3, 1, 1), 3: (1, 1), 4: (1,)}.get(decided_at)
+        if streets is None or len(deck) < sum(1 + k for k in streets):
+            return None
+        cards = []
+        for k in streets:
+            deck.pop()  # burn
+            cards.extend(deck.pop() for _ in range(k))
+        return cards
 
     def act(self, state, model, hand_id, variant, aggressiveness):
         rng = self.rng
@@ -548,7 +607,8 @@ class HandGenerator:
         pot_total = sum(-x for x in state.payoffs)  # chips put in so far
         cur = max(bets)
         call = state.checking_or_calling_amount
-        if not call and not any(stacks[i] for i in live if i != p):
+        idle = not call and not any(stacks[i] for i in live if i != p)
+        if idle:
             # Everyone else is all-in and p owes nothing: pokerkit still
             # asks p to act (only a check is possible).  Recorded as 'pN cc'.
             self.idle_checks += 1
@@ -589,6 +649,7 @@ class HandGenerator:
             to = self.pick_size(variant, lo, hi, aggressiveness)
             state.complete_bet_or_raise_to(to)
             model.on_action(p, 'cbr', cur, to, state.stacks[p] == 0)
+        return idle
 
     def pick_size(self, variant, lo, hi, aggressiveness):
         rng = self.rng
@@ -647,8 +708,12 @@ class Stats:
         self.c[key] += k
 
 
-def build_history(game, state, hand_id, house, pk_stacks, causes):
+def build_history(game, state, hand_id, house, pk_stacks, causes,
+                  second_run=None):
     kwargs = {'hand': hand_id, 'finishing_stacks': house}
+    if second_run:
+        # PHH has no notation for runouts: Scoop's user-defined field.
+        kwargs['_second_run'] = ''.join(repr(c) for c in second_run)
     if house != pk_stacks:
         kwargs['_pokerkit_finishing_stacks'] = pk_stacks
         kwargs['_pokerkit_differs_because'] = ', '.join(causes)
@@ -674,9 +739,16 @@ def main(argv=None) -> int:
 
     for h in range(1, args.hands + 1):
         variant = STRUCTURES[(h - 1) % 3]
-        game, state = gen.play(h, variant)
+        game, state, second_run = gen.play(h, variant)
         pk_stacks = list(state.stacks)
-        house, alt, pots, contrib, folded = house_result(state)
+        second_board = None
+        if second_run:
+            board = hand_facts(state)[3]
+            second_board = board[:5 - len(second_run)] + second_run
+            stats.add('hands run twice')
+        if sum(1 for b in state.blinds_or_straddles if b) > 2:
+            stats.add('hands with a straddle')
+        house, alt, pots, contrib, folded = house_result(state, second_board)
         n = state.player_count
         assert sum(house) == sum(state.starting_stacks), h
         assert min(house) >= 0, h
@@ -696,13 +768,18 @@ def main(argv=None) -> int:
             causes.append('unexplained')
             print(f'hand {h}: pokerkit {pk_stacks} != emulation '
                   f'{alt["pk_emulated"]}', file=sys.stderr)
+        single = alt['house_one_board']
         if house != pk_stacks:
             stats.add('pokerkit != house')
+            if house != single:
+                causes.append('run twice (pokerkit ran once)')
             causes += [k for k, v in alt.items()
-                       if k != 'pk_emulated' and v != house]
+                       if k not in ('pk_emulated', 'house_one_board')
+                       and v != single]
             for cause in causes:
                 stats.add(f'because: {cause}')
-        hh = build_history(game, state, h, house, pk_stacks, causes)
+        hh = build_history(game, state, h, house, pk_stacks, causes,
+                           second_run)
         if args.one_per_hand:
             tag = variant.replace('/', '')
             with open(os.path.join(args.out, f'{h:06d}_{tag}.phh'), 'wb') as f:
@@ -729,11 +806,13 @@ def main(argv=None) -> int:
     print('  players: ' + ', '.join(
         f'{k}:{c[f"players={k}"]}' for k in range(2, 11)), file=err)
     for key in ('showdown', 'fold-out', 'hands with an all-in',
-                'hands with a side pot', 'hands with 2+ side pots'):
+                'hands with a side pot', 'hands with 2+ side pots',
+                'hands with a straddle', 'hands run twice'):
         print(f'  {key}: {c[key]}', file=err)
     print(f'pokerkit final stacks != house final stacks: '
           f'{c["pokerkit != house"]} hands', file=err)
-    for key in ('low-less side pot split by pokerkit',
+    for key in ('run twice (pokerkit ran once)',
+                'low-less side pot split by pokerkit',
                 'same winners both ways not pooled',
                 'leftover chips all to one player',
                 'pots merged after hand killing', 'unexplained'):

@@ -154,7 +154,8 @@ pub fn player_name(t: &Text, name: &str) -> String {
     }
 }
 
-/// "Buy-in 200–2,000 · rake 5% (at most 300 a hand)", or "· no rake".
+/// "Buy-in 200–2,000 · rake 5% (at most 300 a hand)", or "· no rake", then the table's
+/// options ("· run it twice · straddle").
 pub fn table_terms(t: &Text, view: &shared::protocol::TableView) -> String {
     let rake = match view.stakes.rake {
         Some(r) if r.basis_points > 0 && r.cap > 0 => {
@@ -169,7 +170,17 @@ pub fn table_terms(t: &Text, view: &shared::protocol::TableView) -> String {
         _ => t.no_rake.to_string(),
     };
     let range = format!("{}–{}", chips(view.min_buy_in), chips(view.max_buy_in));
-    format!("{} · {rake}", fill(t.buy_in_terms, "", range))
+    let mut terms = format!("{} · {rake}", fill(t.buy_in_terms, "", range));
+    for (on, word) in [
+        (view.run_twice, t.run_twice_badge),
+        (view.straddle, t.straddle_badge),
+    ] {
+        if on {
+            terms.push_str(" · ");
+            terms.push_str(word);
+        }
+    }
+    terms
 }
 
 pub fn error_code(code: ErrorCode) -> &'static str {
@@ -208,6 +219,7 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
                 BlindKind::Small => t.log_small_blind,
                 BlindKind::Big => t.log_big_blind,
                 BlindKind::DeadSmall => t.log_dead_small,
+                BlindKind::Straddle => t.log_straddle,
             };
             fill(template, n, chips(*amount))
         }
@@ -230,15 +242,30 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
         Event::BoardDealt { street: s, cards } => {
             format!("{}: {}", street(t, *s), cards_text(cards))
         }
+        Event::SecondRunDealt { street: s, cards } => fill(
+            t.log_second_run,
+            &street(t, *s).to_lowercase(),
+            cards_text(cards),
+        ),
         Event::HandsFaceUp { .. } => t.log_face_up.to_string(),
         Event::Shown {
             cards,
             high: h,
             low: l,
+            second,
             ..
         } => {
+            let shows = fill(t.log_shows, n, cards_text(cards));
             let (hi, lo) = showdown(t, *h, *l);
-            format!("{} — {hi}, {lo}", fill(t.log_shows, n, cards_text(cards)))
+            match second {
+                // Run twice: the hand on each board.
+                Some(v) => {
+                    let (hi2, lo2) = showdown(t, v.high, v.low);
+                    let (one, two) = (fill(t.run_n, "", 1), fill(t.run_n, "", 2));
+                    format!("{shows} — {one}: {hi}, {lo} · {two}: {hi2}, {lo2}")
+                }
+                None => format!("{shows} — {hi}, {lo}"),
+            }
         }
         Event::Mucked { .. } => fill(t.log_mucks, n, ""),
         Event::Equity { hands, .. } => {
@@ -261,6 +288,7 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
             pot,
             amount,
             share: s,
+            second_run,
             ..
         } => {
             let pot_name = if *pot == 0 {
@@ -268,8 +296,13 @@ pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
             } else {
                 format!("{} {pot}", t.side_pot)
             };
+            let board = if *second_run {
+                format!(", {}", t.second_board)
+            } else {
+                String::new()
+            };
             format!(
-                "{} ({pot_name}, {})",
+                "{} ({pot_name}, {}{board})",
                 fill(t.log_wins, n, chips(*amount)),
                 share(t, *s)
             )
@@ -317,6 +350,60 @@ mod tests {
             table_terms(&FR, &view).ends_with("rake 2,5 % (au plus 300 par main)"),
             "{}",
             table_terms(&FR, &view)
+        );
+    }
+
+    #[test]
+    fn the_table_terms_name_run_it_twice_and_the_straddle() {
+        let table =
+            shared::table::Table::new(shared::table::TableConfig::new(Stakes::no_limit(5, 10), 6))
+                .expect("table");
+        let mut view = shared::view::table_view(&table, shared::view::Viewer::Spectator, 0);
+        view.run_twice = true;
+        assert!(table_terms(&EN, &view).ends_with("no rake · run it twice"));
+        view.straddle = true;
+        assert!(table_terms(&EN, &view).ends_with("no rake · run it twice · straddle"));
+        view.run_twice = false;
+        assert!(table_terms(&IT, &view).ends_with("senza rake · straddle"));
+    }
+
+    fn line(event: Event) -> Option<String> {
+        let entry = LogEntry {
+            hand: 7,
+            event: ViewEvent::Public(event),
+            name: "ann".into(),
+            names: Vec::new(),
+        };
+        log_line(&EN, &entry)
+    }
+
+    #[test]
+    fn straddles_and_second_runs_read_in_the_log() {
+        let straddle = line(Event::BlindPosted {
+            seat: 3,
+            blind: BlindKind::Straddle,
+            amount: 20,
+            all_in: false,
+        });
+        assert_eq!(straddle.as_deref(), Some("ann posts a straddle of 20"));
+        let turn = line(Event::SecondRunDealt {
+            street: Street::Turn,
+            cards: Card::parse_many("Kh").unwrap_or_default(),
+        });
+        assert_eq!(turn.as_deref(), Some("Second run — turn: K♥"));
+        let award = |second_run| {
+            line(Event::PotAwarded {
+                pot: 0,
+                seat: 3,
+                amount: 50,
+                share: Share::High,
+                second_run,
+            })
+        };
+        assert_eq!(award(false).as_deref(), Some("ann wins 50 (Pot, high)"));
+        assert_eq!(
+            award(true).as_deref(),
+            Some("ann wins 50 (Pot, high, second board)")
         );
     }
 

@@ -570,6 +570,8 @@ console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMi
   const refusedName = await a.textContent('[data-test=form-error]');
   if (!/1 to 40/.test(refusedName ?? '')) fail(`an empty table name should be refused in place, got "${refusedName}"`);
   await a.fill('[data-test=table-name]', 'Friday game');
+  await a.check('[data-test=run-twice]');
+  await a.check('[data-test=straddle]');
   await a.click('[data-test=open-table]');
   await a.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
   await a.click('[data-test=buy-in-ok]');
@@ -579,6 +581,18 @@ console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMi
   if (!/#\/join\/[A-Za-z0-9_-]{22,}$/.test(link)) fail(`the invite link looks wrong: ${link}`);
   const title = (await a.textContent('.table-title')) ?? '';
   if (!title.includes('Friday game')) fail(`the table title should name the table, got "${title}"`);
+  // The options chosen in the form are the table's: named under its title, and a seated
+  // player can ask to straddle, which the server keeps (a reload still shows it asked).
+  const terms = (await a.textContent('[data-test=table-terms]')) ?? '';
+  if (!terms.includes('run it twice · straddle')) fail(`the table terms should name its options, got "${terms}"`);
+  await a.check('[data-test=straddle-toggle]');
+  await a.waitForSelector('[data-test=straddle-toggle][data-asked=true]', { timeout: 10000 })
+    .catch(() => fail('the server did not take the straddle request'));
+  await a.reload();
+  await a.waitForSelector('.seat.me', { timeout: 10000 });
+  await a.waitForFunction(() => document.querySelector('[data-test=straddle-toggle]')?.checked === true, null, { timeout: 10000 })
+    .catch(() => fail('the straddle request did not survive a reload'));
+  await a.waitForSelector('[data-test=host-panel]', { timeout: 10000 });
   const lobbyRows = await fetch(`${BASE}/api/tables`).then((r) => r.json());
   if (lobbyRows.tables.some((t) => t.name === 'Friday game')) fail('a private table is listed in the lobby');
 
@@ -600,10 +614,36 @@ console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMi
   await a.waitForSelector('[data-test=felt][data-running=true]', { timeout: 15000 })
     .catch(() => fail('no hand was dealt at the home game'));
   await a.screenshot({ path: `${SHOTS}/home-game.png` });
+  // Both go all in: the table runs it twice, and the felt shows both boards and what each paid.
+  const until = Date.now() + 30000;
+  while (Date.now() < until && !(await visible(a, '[data-test=second-board]'))) {
+    for (const page of [a, friend]) {
+      if (!(await visible(page, '[data-test=actions]'))) continue;
+      const amount = page.locator('[data-test=amount]');
+      if (await amount.count()) {
+        await amount.fill(String(await amount.getAttribute('max')));
+        await page.click('[data-test=raise]');
+      } else {
+        await page.click('[data-test=check-call]');
+      }
+      await sleep(200);
+    }
+    await sleep(100);
+  }
+  await a.waitForSelector('[data-test=award]', { timeout: 20000 })
+    .catch(() => fail('the hand run twice never reached its showdown'));
+  const boards = [
+    await a.locator('[data-test=board] svg.card').count(),
+    await a.locator('[data-test=second-board] svg.card').count(),
+  ];
+  if (boards[0] !== 5 || boards[1] !== 5) fail(`a hand run twice all in preflop shows two full boards, saw ${boards}`);
+  const splits = (await a.locator('[data-test=split]').allTextContents()).join(' | ');
+  if (!splits.includes('Run 1') || !splits.includes('Run 2')) fail(`each board's payout should be named, got "${splits}"`);
+  await a.screenshot({ path: `${SHOTS}/run-twice.png` });
   // The host pauses: the table says so to the friend.
   await a.click('[data-test=pause]');
   await friend.waitForSelector('[data-test=paused]', { timeout: 10000 });
-  console.log('home game: private table opened, shared by link, a visitor registered on the way and was dealt in; pause shown');
+  console.log(`home game: private table opened (run it twice, straddle), shared by link, a visitor registered on the way and was dealt in; all in, run twice: ${splits}; pause shown`);
   await friend.close();
 }
 

@@ -61,6 +61,7 @@ mod tests {
                 button: 0,
                 big_blind_seat: 2,
                 entrants,
+                run_twice: false,
             };
             let (mut hand, _) = Hand::start(setup, Deck::shuffled(&mut rand::rng())).unwrap();
             let mut steps = 0;

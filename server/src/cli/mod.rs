@@ -130,10 +130,11 @@ enum Command {
     ///
     /// Reads `.phh` files (one hand) and `.phhs` files (tables [1], [2], ... each one hand).
     /// Supported subset of the PHH spec: variant FO/8 (fixed-limit Omaha hi/lo 8 or better),
-    /// and PO/8 and NO/8 (pot limit and no limit; Scoop's extension codes); small and big
-    /// blind only (no antes or straddles); integer amounts. Seats as in the spec: p1 is first
-    /// left of the button and the last player is the button; heads-up p1 is the big blind
-    /// and p2 the button and small blind. Actions: `d dh pN CARDS` (`????` hidden), `d db
+    /// and PO/8 and NO/8 (pot limit and no limit; Scoop's extension codes); a small and a big
+    /// blind, and maybe a straddle of two big blinds by p3 (no antes); a hand run twice
+    /// carries its second run's cards in `_second_run`; integer amounts. Seats as in the
+    /// spec: p1 is first left of the button and the last player is the button; heads-up p1 is
+    /// the big blind and p2 the button and small blind. Actions: `d dh pN CARDS` (`????` hidden), `d db
     /// CARDS`, `pN f`, `pN cc`, `pN cbr AMOUNT` (to AMOUNT this street), `pN sm ...` (read,
     /// not checked: the engine decides who shows). Exits 1 if any hand is illegal,
     /// unfinished, or ends with stacks different from its `finishing_stacks`.

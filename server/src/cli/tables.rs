@@ -61,6 +61,12 @@ pub struct AddTable {
     rake_cap: Option<u64>,
     #[arg(long)]
     uncapped_heads_up: bool,
+    /// Run it twice when all-in (docs/rules.md §3.8).
+    #[arg(long)]
+    run_twice: bool,
+    /// Players may straddle (docs/rules.md §4.8).
+    #[arg(long)]
+    straddle: bool,
     #[arg(long)]
     practice: bool,
     #[arg(long)]
@@ -130,6 +136,8 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
                 rake_basis_points,
                 rake_cap,
                 uncapped_heads_up,
+                run_twice,
+                straddle,
                 practice,
                 house_bots,
                 sit_out_hands,
@@ -164,6 +172,8 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
             t.rake_basis_points = rake_basis_points.unwrap_or(t.rake_basis_points);
             t.rake_cap = rake_cap.unwrap_or(t.rake_cap);
             t.uncapped_heads_up = uncapped_heads_up;
+            t.run_twice = run_twice;
+            t.straddle = straddle;
             t.practice = practice;
             t.house_bots = house_bots.unwrap_or(t.house_bots);
             t.sit_out_hands = sit_out_hands.unwrap_or(t.sit_out_hands);

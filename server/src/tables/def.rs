@@ -64,6 +64,12 @@ pub struct TableDef {
     pub rake_cap: Chips,
     #[serde(default)]
     pub uncapped_heads_up: bool,
+    /// Run it twice when all-in (docs/rules.md §3.8).
+    #[serde(default)]
+    pub run_twice: bool,
+    /// Players may straddle (docs/rules.md §4.8).
+    #[serde(default)]
+    pub straddle: bool,
     /// A practice table: house bots keep a game going for a lone visitor.
     #[serde(default)]
     pub practice: bool,
@@ -140,6 +146,8 @@ impl TableDef {
             rake_basis_points: 0,
             rake_cap: 0,
             uncapped_heads_up: false,
+            run_twice: false,
+            straddle: false,
             practice: false,
             house_bots: 0,
             sit_out_hands: default_sit_out_hands(),
@@ -222,6 +230,8 @@ impl TableDef {
         }
         let mut config = TableConfig::new(self.stakes()?, self.seats);
         config.max_hands_sat_out = self.sit_out_hands;
+        config.run_twice = self.run_twice;
+        config.straddle = self.straddle;
         if let Some(min) = self.min_buy_in {
             config.min_buy_in = min;
         }

@@ -192,6 +192,8 @@ pub fn definition(id: &str, new: &NewTable, limits: &Limits) -> Result<TableDef,
     def.clock_secs = new.clock_secs;
     def.min_buy_in = new.min_buy_in;
     def.max_buy_in = new.max_buy_in;
+    def.run_twice = new.run_twice;
+    def.straddle = new.straddle;
     let config = def.table_config().map_err(|e| match e {
         DefError::Invalid { reason, .. } => HomeError::Invalid(reason),
         other => HomeError::Invalid(other.to_string()),
@@ -335,6 +337,8 @@ mod tests {
             private: true,
             spectators: true,
             seat_approval: false,
+            run_twice: false,
+            straddle: false,
         }
     }
 
@@ -358,6 +362,29 @@ mod tests {
             })
             .expect("fixed limit");
         assert_eq!((config.stakes.small_bet, config.stakes.big_bet), (2, 4));
+    }
+
+    #[test]
+    fn the_table_options_reach_the_engine() {
+        let config = definition("p-1", &new_table(), &limits())
+            .and_then(|d| {
+                d.table_config()
+                    .map_err(|e| HomeError::Invalid(e.to_string()))
+            })
+            .expect("config");
+        assert!(!config.run_twice && !config.straddle);
+        let both = NewTable {
+            run_twice: true,
+            straddle: true,
+            ..new_table()
+        };
+        let config = definition("p-2", &both, &limits())
+            .and_then(|d| {
+                d.table_config()
+                    .map_err(|e| HomeError::Invalid(e.to_string()))
+            })
+            .expect("config");
+        assert!(config.run_twice && config.straddle);
     }
 
     #[test]

@@ -219,6 +219,8 @@ impl Tables {
             hands_per_hour: 0,
             spectators: 0,
             host: home.as_ref().map(|h| h.host_name.clone()),
+            run_twice: table.config().run_twice,
+            straddle: table.config().straddle,
         }));
         let listed = home.as_ref().is_none_or(|h| !h.private);
         let access = home.as_ref().map(|h| Arc::new(Access::new(h)));

@@ -6,7 +6,12 @@ use std::time::Duration;
 use reqwest::Response;
 use serde_json::{Value, json};
 use shared::api::{CreatedTable, HostedTables, Invite};
-use shared::protocol::{ClientMessage, ErrorCode, HostAction, SeatRequest, ServerMessage};
+use shared::format::{BlindKind, Event};
+use shared::hand::Action;
+use shared::history::HandRecord;
+use shared::protocol::{
+    ClientMessage, ErrorCode, HostAction, SeatRequest, ServerMessage, ViewEvent,
+};
 use shared::table::SeatStatus;
 
 use crate::helpers::{TestApp, plain_browser, spawn_with};
@@ -700,4 +705,168 @@ async fn a_restart_restores_a_private_table_with_its_host_link_and_seats() {
     assert_eq!(b.error().await.0, ErrorCode::AwaitingApproval);
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Raises as much as allowed, else calls or checks, until `c` has seen `hands` hands end.
+async fn shove(c: &mut Client, table: &str, hands: usize) {
+    let mut ended = 0;
+    let mut acted_at = None;
+    while ended < hands {
+        if let Some(view) = c.view.clone()
+            && let Some(legal) = view.legal
+            && acted_at != Some(c.seq)
+        {
+            acted_at = Some(c.seq);
+            let action = match legal.raise {
+                Ok(bounds) => Action::RaiseTo { to: bounds.max_to },
+                Err(_) if legal.can_check => Action::Check,
+                Err(_) => Action::Call,
+            };
+            c.send(&ClientMessage::Act {
+                table: table.into(),
+                hand: view.hand,
+                action,
+            })
+            .await;
+        }
+        let Some(msg) = c.recv().await else {
+            panic!("closed")
+        };
+        if let ServerMessage::Events { events, .. } = &msg {
+            ended += events
+                .iter()
+                .filter(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
+                .count();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_table_opened_to_run_twice_with_straddles_deals_both_and_keeps_every_chip() {
+    let app = quick_room().await;
+    let [(ann, mut a), (_, mut b), (_, mut c)] = players(&app, ["ann", "bob", "cat"]).await;
+    let mut options = body(false);
+    options["run_twice"] = json!(true);
+    options["straddle"] = json!(true);
+    let table = create(&app, &ann, &options).await.table;
+    let lobby: Value = plain_browser()
+        .get(app.url("/api/tables"))
+        .send()
+        .await
+        .expect("lobby")
+        .json()
+        .await
+        .expect("json");
+    let listed = lobby["tables"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["id"] == json!(table)))
+        .expect("listed");
+    assert_eq!(
+        (&listed["run_twice"], &listed["straddle"]),
+        (&json!(true), &json!(true))
+    );
+
+    // Paused while everyone sits and asks to straddle, so the first hand has all three.
+    let ServerMessage::Snapshot { view, .. } = watch_with(&mut a, &table, None).await else {
+        panic!("the host watches");
+    };
+    assert!(view.run_twice && view.straddle && !view.straddling);
+    host(&mut a, &table, HostAction::Pause).await;
+    for (client, seat) in [(&mut a, 0), (&mut b, 1), (&mut c, 2)] {
+        sit(client, &table, seat, 200).await;
+        client
+            .send(&ClientMessage::Straddle {
+                table: table.clone(),
+                on: true,
+            })
+            .await;
+        client
+            .until(|m| match m {
+                ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
+                    view.straddling
+                }
+                ServerMessage::Error { message, .. } => panic!("straddle refused: {message}"),
+                _ => false,
+            })
+            .await;
+    }
+    host(&mut a, &table, HostAction::Resume).await;
+    let _ = tokio::join!(
+        shove(&mut a, &table, 1),
+        shove(&mut b, &table, 1),
+        shove(&mut c, &table, 1)
+    );
+
+    // The first hand: button 0, blinds 1 and 2, so seat 0 straddles; everyone shoves and the
+    // board is run twice.
+    let history: Value = sqlx::query_scalar(
+        "SELECT history FROM hands WHERE table_id = $1 AND status = 'complete' ORDER BY number \
+         LIMIT 1",
+    )
+    .bind(&table)
+    .fetch_one(&app.pool)
+    .await
+    .expect("a hand");
+    let record: HandRecord = serde_json::from_value(history).expect("a hand record");
+    assert_eq!(record.format, HandRecord::FORMAT);
+    assert!(record.events.contains(&Event::BlindPosted {
+        seat: 0,
+        blind: BlindKind::Straddle,
+        amount: 4,
+        all_in: false,
+    }));
+    let second_run: usize = record
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::SecondRunDealt { cards, .. } => cards.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(second_run, 5);
+    let from_second_board = record
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::PotAwarded {
+                    second_run: true,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(from_second_board >= 1);
+    app.assert_balanced().await;
+}
+
+#[tokio::test]
+async fn a_straddle_at_a_table_without_them_is_refused_and_changes_nothing() {
+    let app = quick_room().await;
+    let [(ann, mut a)] = players(&app, ["ann"]).await;
+    let table = create(&app, &ann, &body(false)).await.table;
+    let ServerMessage::Snapshot { .. } = watch_with(&mut a, &table, None).await else {
+        panic!("the host watches");
+    };
+    sit(&mut a, &table, 0, 200).await;
+    a.send(&ClientMessage::Straddle {
+        table: table.clone(),
+        on: true,
+    })
+    .await;
+    let (code, message) = a.error().await;
+    assert_eq!(code, ErrorCode::Seat, "{message}");
+    assert!(message.contains("straddle"), "{message}");
+    a.send(&ClientMessage::Resync {
+        table: table.clone(),
+    })
+    .await;
+    let ServerMessage::Snapshot { view, .. } = a
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert!(!view.straddling && !view.straddle);
 }

@@ -37,7 +37,7 @@ use tables::{
 };
 
 /// A player's result at showdown: the high, and the low if the hand makes one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Showdown {
     pub high: HighValue,
     pub low: Option<LowValue>,

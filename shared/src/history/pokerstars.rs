@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::HandView;
 use crate::card::Card;
 use crate::eval::{HandCategory, HighValue, LowValue};
-use crate::format::{Acted, BlindKind, Event};
+use crate::format::{Acted, BlindKind, BoardValues, Event};
 use crate::hand::Street;
 use crate::pot::Pot;
 use crate::protocol::{Dealt, ViewEvent};
@@ -32,6 +32,8 @@ struct Shown {
     cards: [Card; 4],
     high: HighValue,
     low: Option<LowValue>,
+    /// Its values on the second board of a hand run twice.
+    second: Option<BoardValues>,
 }
 
 struct StarsHand<'a> {
@@ -56,6 +58,8 @@ struct StarsHand<'a> {
     shown: BTreeMap<u8, Shown>,
     mucked: Vec<u8>,
     board: Vec<Card>,
+    /// The second board of a hand run twice, as it is dealt.
+    second_board: Vec<Card>,
     pots: Vec<Pot>,
     rake: Chips,
     /// (pot, seat) -> chips won, in the order awarded.
@@ -81,6 +85,7 @@ impl<'a> StarsHand<'a> {
             shown: BTreeMap::new(),
             mucked: Vec::new(),
             board: Vec::new(),
+            second_board: Vec::new(),
             pots: Vec::new(),
             rake: 0,
             awards: Vec::new(),
@@ -180,12 +185,16 @@ impl<'a> StarsHand<'a> {
                 ("small & big blinds", amount.saturating_add(dead), all_in)
             }
             (BlindKind::Big, None) => ("big blind", amount, all_in),
+            (BlindKind::Straddle, None) => {
+                self.level = amount;
+                ("straddle", amount, all_in)
+            }
             (BlindKind::Small | BlindKind::DeadSmall, None) => ("small blind", amount, all_in),
         };
         match blind {
             BlindKind::Small => self.small_blind = self.small_blind.or(Some(seat)),
             BlindKind::Big => self.big_blind = self.big_blind.or(Some(seat)),
-            BlindKind::DeadSmall => {}
+            BlindKind::DeadSmall | BlindKind::Straddle => {}
         }
         self.paid.push(seat);
         let line = format!("{}: posts {what} {amount}", self.name(seat));
@@ -229,16 +238,19 @@ impl<'a> StarsHand<'a> {
             )),
             Event::PotsGathered { pots } => self.pots = pots.clone(),
             Event::BoardDealt { street, cards } => self.board_dealt(*street, cards),
+            Event::SecondRunDealt { street, cards } => self.second_run_dealt(*street, cards),
             Event::Shown {
                 seat,
                 cards,
                 high,
                 low,
+                second,
             } => {
                 let shown = Shown {
                     cards: *cards,
                     high: *high,
                     low: *low,
+                    second: *second,
                 };
                 let line = format!(
                     "{}: shows {} ({})",
@@ -320,6 +332,34 @@ impl<'a> StarsHand<'a> {
         self.lines.push(line);
     }
 
+    /// Run twice, PokerStars writes the second run as "SECOND" streets, on the board so far.
+    fn second_run_dealt(&mut self, street: Street, cards: &[Card]) {
+        if self.second_board.is_empty() {
+            let shared = match street {
+                Street::Preflop | Street::Flop => 0,
+                Street::Turn => 3,
+                Street::River => 4,
+            };
+            self.second_board = self.board.iter().take(shared).copied().collect();
+        }
+        let name = match street {
+            Street::Preflop | Street::Flop => "FLOP",
+            Street::Turn => "TURN",
+            Street::River => "RIVER",
+        };
+        let line = if self.second_board.is_empty() {
+            format!("*** SECOND {name} *** {}", card_list(cards))
+        } else {
+            format!(
+                "*** SECOND {name} *** {} {}",
+                card_list(&self.second_board),
+                card_list(cards)
+            )
+        };
+        self.second_board.extend(cards);
+        self.lines.push(line);
+    }
+
     fn showdown(&mut self, line: String) {
         if !self.showdown_header {
             self.showdown_header = true;
@@ -380,7 +420,13 @@ impl<'a> StarsHand<'a> {
         }
         line.push_str(&format!(" | Rake {}", self.rake));
         self.lines.push(line);
-        if !self.board.is_empty() {
+        if !self.second_board.is_empty() {
+            self.lines.push("Hand was run twice".to_string());
+            self.lines
+                .push(format!("FIRST Board {}", card_list(&self.board)));
+            self.lines
+                .push(format!("SECOND Board {}", card_list(&self.second_board)));
+        } else if !self.board.is_empty() {
             self.lines.push(format!("Board {}", card_list(&self.board)));
         }
 
@@ -496,8 +542,19 @@ fn capitalised(text: &str) -> String {
 
 /// "HI: a full house, Kings full of Sevens; LO: 8,6,4,2,A".
 fn describe(shown: &Shown) -> String {
-    let high = format!("HI: {}", high_hand(shown.high));
-    match shown.low {
+    let first = describe_values(shown.high, shown.low);
+    match shown.second {
+        Some(second) => format!(
+            "FIRST {first}; SECOND {}",
+            describe_values(second.high, second.low)
+        ),
+        None => first,
+    }
+}
+
+fn describe_values(high: HighValue, low: Option<LowValue>) -> String {
+    let high = format!("HI: {}", high_hand(high));
+    match low {
         Some(low) => {
             let ranks: Vec<String> = low
                 .ranks()
@@ -549,6 +606,7 @@ mod tests {
             cards,
             high: showdown.high,
             low: showdown.low,
+            second: None,
         })
     }
 

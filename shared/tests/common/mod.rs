@@ -36,6 +36,7 @@ pub fn standard(stakes: Stakes, button: u8, stacks: &[(u8, Chips)]) -> HandSetup
                 entrant(seat, stack, post)
             })
             .collect(),
+        run_twice: false,
     }
 }
 
@@ -50,7 +51,25 @@ pub fn start_with(setup: HandSetup, holes: &[&str], board: &str) -> (Hand, Vec<E
         .map(|h| Card::parse_exact::<4>(h).expect("hole cards"))
         .collect();
     let board = Card::parse_many(board).expect("board");
-    let deck = deck_for(&holes, &board).expect("distinct cards");
+    let deck = deck_for(&holes, &board, &[]).expect("distinct cards");
+    Hand::start(setup, deck).expect("valid setup")
+}
+
+/// Like [`start_with`], run twice, with `second` the cards the second run deals.
+pub fn start_twice(
+    mut setup: HandSetup,
+    holes: &[&str],
+    board: &str,
+    second: &str,
+) -> (Hand, Vec<Event>) {
+    let holes: Vec<[Card; 4]> = holes
+        .iter()
+        .map(|h| Card::parse_exact::<4>(h).expect("hole cards"))
+        .collect();
+    let board = Card::parse_many(board).expect("board");
+    let second = Card::parse_many(second).expect("second run");
+    let deck = deck_for(&holes, &board, &second).expect("distinct cards");
+    setup.run_twice = true;
     Hand::start(setup, deck).expect("valid setup")
 }
 

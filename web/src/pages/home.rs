@@ -50,6 +50,8 @@ pub fn NewTablePage() -> impl IntoView {
     let private = RwSignal::new(true);
     let spectators = RwSignal::new(true);
     let approval = RwSignal::new(false);
+    let run_twice = RwSignal::new(false);
+    let straddle = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
 
@@ -74,6 +76,8 @@ pub fn NewTablePage() -> impl IntoView {
             private: private.get_untracked(),
             spectators: spectators.get_untracked(),
             seat_approval: approval.get_untracked(),
+            run_twice: run_twice.get_untracked(),
+            straddle: straddle.get_untracked(),
         };
         if let Some(problem) = check(t, &new) {
             error.set(Some(problem.to_string()));
@@ -171,6 +175,8 @@ pub fn NewTablePage() -> impl IntoView {
                 {check_box(t.private_label, private, "private")}
                 {check_box(t.spectators_label, spectators, "spectators")}
                 {check_box(t.approval_label, approval, "approval")}
+                {check_box(t.run_twice_label, run_twice, "run-twice")}
+                {check_box(t.straddle_label, straddle, "straddle")}
                 <p class="error" role="alert" data-test="form-error">{move || error.get()}</p>
                 <button type="submit" class="primary" disabled=busy data-test="open-table">{t.open_table}</button>
             </form>

@@ -95,6 +95,8 @@ pub fn LobbyPage() -> impl IntoView {
                     {table.host.clone().map(|host| view! {
                         " "<span class="badge" data-test="player-table" title=i18n::fill(t.hosted_by, &host, "")>{t.player_table}</span>
                     })}
+                    {table.run_twice.then(|| view! { " "<span class="badge" data-test="run-twice">{t.run_twice_badge}</span> })}
+                    {table.straddle.then(|| view! { " "<span class="badge" data-test="straddle">{t.straddle_badge}</span> })}
                 </td>
                 <td>{move || structure(t, table.stakes.structure)}</td>
                 <td>{stakes(&table.stakes)}</td>

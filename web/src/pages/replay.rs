@@ -57,6 +57,10 @@ fn frames(hand: &HandView) -> Frames {
         legal: None,
         name: String::new(),
         home: None,
+        second_board: Vec::new(),
+        run_twice: false,
+        straddle: false,
+        straddling: false,
     };
     let mut showdown = Showdown::default();
     let mut out = Frames {
@@ -105,6 +109,7 @@ fn frames(hand: &HandView) -> Frames {
                             s.bet += amount;
                             view.big_blind = Some(*n);
                         }
+                        BlindKind::Straddle => s.bet += amount,
                     }
                 }
                 (Event::HoleCards { cards, .. }, Some(s)) => s.cards = Some(*cards),
@@ -147,6 +152,18 @@ fn frames(hand: &HandView) -> Frames {
                 (Event::BoardDealt { street, cards }, _) => {
                     view.street = Some(*street);
                     view.board.extend(cards);
+                }
+                (Event::SecondRunDealt { street, cards }, _) => {
+                    // The second board starts with the cards dealt before the all-in.
+                    if view.second_board.is_empty() {
+                        let shared = match street {
+                            Street::Preflop | Street::Flop => 0,
+                            Street::Turn => 3,
+                            Street::River => 4,
+                        };
+                        view.second_board = view.board.iter().take(shared).copied().collect();
+                    }
+                    view.second_board.extend(cards);
                 }
                 (Event::HandsFaceUp { hands }, _) => {
                     for (n, cards) in hands {

@@ -224,7 +224,7 @@ pub fn PreActions(table: String, view: Signal<TableView>) -> impl IntoView {
     }
 }
 
-/// Sit out or in, top up between hands, leave.
+/// Sit out or in, straddle (at a table that allows it), top up between hands, leave.
 #[component]
 pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
     let t = i18n::current();
@@ -237,6 +237,13 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
         })
     });
     let limits = Memo::new(move |_| view.with(|v| (v.max_buy_in, v.hand_running)));
+    let straddle_allowed = Memo::new(move |_| view.with(|v| v.straddle));
+    let straddle = move |on: bool| {
+        socket::send(&ClientMessage::Straddle {
+            table: table.get_value(),
+            on,
+        })
+    };
     let top_up = RwSignal::new(String::new());
     let top_up_error = RwSignal::new(None::<String>);
     let send = move |msg: fn(String) -> ClientMessage| socket::send(&msg(table.get_value()));
@@ -335,6 +342,15 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
                     } else {
                         view! { <button data-test="sit-out" on:click=move |_| send(|table| ClientMessage::SitOut { table })>{t.sit_out}</button> }.into_any()
                     }}
+                    <Show when=move || straddle_allowed.get()>
+                        <label class="check">
+                            <input type="checkbox" data-test="straddle-toggle"
+                                data-asked=move || view.with(|v| v.straddling.to_string())
+                                prop:checked=move || view.with(|v| v.straddling)
+                                on:change=move |ev| straddle(event_target_checked(&ev)) />
+                            <span>{t.straddle_toggle}</span>
+                        </label>
+                    </Show>
                     <Show when=move || !in_hand && !broke && seat.stack < limits.get().0>
                         <span class="top-up">
                             <input type="number" min="1" class="amount" aria-label=t.top_up

@@ -1,7 +1,8 @@
 //! The felt: an oval with the seats around it, the viewer's own seat at the bottom; bets in
 //! front of the seats, the board and pots in the middle, the button and blind markers, the
 //! clock bar under the seat to act, each face-up hand's equity during an all-in run-out, and at
-//! the showdown who won which half with what.
+//! the showdown who won which half with what. A hand run twice shows its second board under the
+//! first, and what each board paid.
 
 use leptos::prelude::*;
 use shared::protocol::{Clock, SeatView, TableView};
@@ -135,21 +136,22 @@ pub fn Felt(
         let won: Memo<Vec<String>> = Memo::new(move |_| {
             let t: &Text = t;
             showdown.with(|s| {
-                s.awards
-                    .iter()
-                    .filter(|a| a.seat == seat)
-                    .map(|a| format!("+{} {}", chips(a.amount), share(t, a.share)))
+                let mine = s.awards.iter().filter(|a| a.seat == seat);
+                // A hand run twice pays each board apart: the seat shows the total, the
+                // centre the detail.
+                if s.awards.iter().any(|a| a.second_run) {
+                    let total: u64 = mine.map(|a| a.amount).sum();
+                    return (total > 0)
+                        .then(|| format!("+{}", chips(total)))
+                        .into_iter()
+                        .collect();
+                }
+                mine.map(|a| format!("+{} {}", chips(a.amount), share(t, a.share)))
                     .collect()
             })
         });
-        let shown = Memo::new(move |_| {
-            showdown.with(|s| {
-                s.shown
-                    .iter()
-                    .find(|(n, ..)| *n == seat)
-                    .map(|(_, h, l)| (*h, *l))
-            })
-        });
+        let shown =
+            Memo::new(move |_| showdown.with(|s| s.shown.iter().find(|n| n.seat == seat).copied()));
         let equity = Memo::new(move |_| {
             showdown.with(|s| s.equity.iter().find(|e| e.seat == seat).copied())
         });
@@ -223,9 +225,20 @@ pub fn Felt(
                         </div>
                     }
                 })}
-                {move || shown.get().map(|(h, l)| {
-                    let (hi, lo) = labels::showdown(t, h, l);
-                    view! { <div class="labels" data-test="hand-labels"><span class="hi">{hi}</span><span class="lo">{lo}</span></div> }
+                {move || shown.get().map(|n| {
+                    let (hi, lo) = labels::showdown(t, n.high, n.low);
+                    let second = n.second.map(|v| {
+                        let (hi, lo) = labels::showdown(t, v.high, v.low);
+                        view! {
+                            <div class="labels second" data-test="hand-labels-2">
+                                <small class="run">{i18n::fill(t.run_n, "", 2)}</small><span class="hi">{hi}</span><span class="lo">{lo}</span>
+                            </div>
+                        }
+                    });
+                    view! {
+                        <div class="labels" data-test="hand-labels"><span class="hi">{hi}</span><span class="lo">{lo}</span></div>
+                        {second}
+                    }
                 })}
                 {move || won.with(|w| (!w.is_empty()).then(|| view! { <div class="award" data-test="award">{w.join(" · ")}</div> }))}
                 {move || equity.get().map(|e| view! {
@@ -281,15 +294,25 @@ pub fn Felt(
             player_name(t, &name)
         };
         showdown.with(|s| {
-            let mut pots: Vec<usize> = s.awards.iter().map(|a| a.pot).collect();
-            pots.dedup();
-            pots.into_iter()
-                .map(|pot| {
-                    let pot_name = if pot == 0 { t.pot.to_string() } else { format!("{} {pot}", t.side_pot) };
+            // One line per pot, or per pot and board for a pot split between two runs.
+            let mut lines: Vec<(usize, bool)> = Vec::new();
+            for a in &s.awards {
+                if !lines.contains(&(a.pot, a.second_run)) {
+                    lines.push((a.pot, a.second_run));
+                }
+            }
+            lines
+                .iter()
+                .map(|&(pot, second_run)| {
+                    let mut pot_name = if pot == 0 { t.pot.to_string() } else { format!("{} {pot}", t.side_pot) };
+                    if lines.contains(&(pot, true)) {
+                        let run = if second_run { 2 } else { 1 };
+                        pot_name = format!("{pot_name} · {}", i18n::fill(t.run_n, "", run));
+                    }
                     let parts: Vec<String> = s
                         .awards
                         .iter()
-                        .filter(|a| a.pot == pot)
+                        .filter(|a| a.pot == pot && a.second_run == second_run)
                         .map(|a| format!("{} {} ({})", names(a), chips(a.amount), share(t, a.share)))
                         .collect();
                     view! { <div class="split" data-test="split">{pot_name}": "{parts.join(" · ")}</div> }
@@ -303,8 +326,18 @@ pub fn Felt(
             <div class="felt" data-test="felt" data-hand=move || view.with(|v| v.hand) data-running=move || view.with(|v| v.hand_running.to_string())>
                 <div class="centre">
                     <div class="board" data-test="board">
+                        {move || view.with(|v| !v.second_board.is_empty()).then(|| view! { <small class="run">{i18n::fill(t.run_n, "", 1)}</small> })}
                         {move || view.with(|v| v.board.clone()).into_iter().map(|card| view! { <CardFace card /> }).collect_view()}
                     </div>
+                    {move || {
+                        let cards = view.with(|v| v.second_board.clone());
+                        (!cards.is_empty()).then(|| view! {
+                            <div class="board second" data-test="second-board">
+                                <small class="run">{i18n::fill(t.run_n, "", 2)}</small>
+                                {cards.into_iter().map(|card| view! { <CardFace card /> }).collect_view()}
+                            </div>
+                        })
+                    }}
                     <div class="pots">{pots}</div>
                     <div class="awards">{awards}</div>
                 </div>

@@ -324,6 +324,10 @@ fn placeholder() -> TableView {
         legal: None,
         name: String::new(),
         home: None,
+        second_board: Vec::new(),
+        run_twice: false,
+        straddle: false,
+        straddling: false,
     }
 }
 

@@ -2,7 +2,7 @@
 //! alone does not say (the hand log, chat, who won what at the showdown).
 
 use shared::eval::{HighValue, LowValue};
-use shared::format::{Event, HandEquity, Share};
+use shared::format::{BoardValues, Event, HandEquity, Share};
 use shared::protocol::{
     Clock, ErrorCode, SeatRequest, ServerMessage, TableId, TableView, ViewEvent,
 };
@@ -28,16 +28,27 @@ pub struct Award {
     pub seat: u8,
     pub amount: Chips,
     pub share: Share,
+    /// Paid from the pot's half for the second board of a hand run twice.
+    pub second_run: bool,
     /// The winner's name as the award was made (empty where nobody noted it): a winner who
     /// leaves straight after the showdown stays named on the banner.
     pub name: String,
+}
+
+/// A hand shown down: its values on the board, and on the second board of a hand run twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shown {
+    pub seat: u8,
+    pub high: HighValue,
+    pub low: Option<LowValue>,
+    pub second: Option<BoardValues>,
 }
 
 /// The showdown of the last hand, shown until the next one starts; before it, during an
 /// all-in run-out, each face-up hand's equity with the board so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Showdown {
-    pub shown: Vec<(u8, HighValue, Option<LowValue>)>,
+    pub shown: Vec<Shown>,
     pub awards: Vec<Award>,
     pub equity: Vec<HandEquity>,
 }
@@ -48,22 +59,33 @@ impl Showdown {
         match event {
             Event::HandStarted { .. } => *self = Showdown::default(),
             Event::Shown {
-                seat, high, low, ..
-            } => self.shown.push((*seat, *high, *low)),
+                seat,
+                high,
+                low,
+                second,
+                ..
+            } => self.shown.push(Shown {
+                seat: *seat,
+                high: *high,
+                low: *low,
+                second: *second,
+            }),
             Event::PotAwarded {
                 pot,
                 seat,
                 amount,
                 share,
+                second_run,
             } => self.awards.push(Award {
                 pot: *pot,
                 seat: *seat,
                 amount: *amount,
                 share: *share,
+                second_run: *second_run,
                 name: String::new(),
             }),
             // A new street makes the last equity stale; the server's next one follows it.
-            Event::BoardDealt { .. } => self.equity.clear(),
+            Event::BoardDealt { .. } | Event::SecondRunDealt { .. } => self.equity.clear(),
             Event::Equity { hands, .. } => self.equity = hands.clone(),
             _ => {}
         }
@@ -73,53 +95,84 @@ impl Showdown {
 /// Time each street of an all-in run-out stays on screen before the next card comes.
 pub const RUN_OUT_STEP_MS: f64 = 1_000.0;
 
+/// One step of a run-out: how much of each board is on screen, and each hand's equity then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Board cards shown.
+    pub board: usize,
+    /// Cards of the second board (run it twice) shown, none until the first run is out.
+    pub second: usize,
+    pub equity: Vec<HandEquity>,
+}
+
 /// An all-in run-out arrives in one message (the engine deals it at once); the table shows it
-/// a street at a time, with each hand's equity, then the showdown.
+/// a street at a time, with each hand's equity, then the showdown. A hand run twice deals the
+/// second run a street at a time once the first is out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunOut {
     /// `Date.now()` when it arrived.
     pub started: u64,
-    /// Board cards shown and the equity at each step before the showdown.
-    pub steps: Vec<(usize, Vec<HandEquity>)>,
+    /// The steps before the showdown.
+    pub steps: Vec<Step>,
     /// What each seat won, held back from its stack until the showdown is shown.
     pub won: Vec<(u8, Chips)>,
 }
 
 impl RunOut {
-    /// The run-out in a message's events, if there is one. `board` is the board at the end,
-    /// `at` the time (`Date.now()`).
-    fn find(events: &[ViewEvent], board: usize, at: f64) -> Option<RunOut> {
+    /// The run-out in a message's events, if there is one. `board` and `second_board` are
+    /// the boards' sizes at the end, `at` the time (`Date.now()`).
+    fn find(events: &[ViewEvent], board: usize, second_board: usize, at: f64) -> Option<RunOut> {
         let public = || {
             events.iter().filter_map(|e| match e {
                 ViewEvent::Public(e) => Some(e),
                 ViewEvent::Dealt(_) => None,
             })
         };
-        let dealt: usize = public()
-            .map(|e| match e {
-                Event::BoardDealt { cards, .. } => cards.len(),
-                _ => 0,
-            })
-            .sum();
-        let mut shown = board.checked_sub(dealt)?;
-        let mut steps: Vec<(usize, Vec<HandEquity>)> = Vec::new();
+        let dealt = |second: bool| -> usize {
+            public()
+                .map(|e| match e {
+                    Event::BoardDealt { cards, .. } if !second => cards.len(),
+                    Event::SecondRunDealt { cards, .. } if second => cards.len(),
+                    _ => 0,
+                })
+                .sum()
+        };
+        let mut shown = board.checked_sub(dealt(false))?;
+        // The second board starts with the cards both runs share.
+        let second_run = dealt(true);
+        let mut second = second_board.saturating_sub(second_run);
+        let mut steps: Vec<Step> = Vec::new();
         let mut face_up = false;
         let mut won: Vec<(u8, Chips)> = Vec::new();
+        let new_step = |board, second| Step {
+            board,
+            second,
+            equity: Vec::new(),
+        };
         for e in public() {
             match e {
                 Event::HandsFaceUp { .. } => {
                     face_up = true;
-                    steps.push((shown, Vec::new()));
+                    steps.push(new_step(shown, 0));
                 }
                 Event::BoardDealt { cards, .. } => {
                     shown += cards.len();
                     if face_up && shown < 5 {
-                        steps.push((shown, Vec::new()));
+                        steps.push(new_step(shown, 0));
+                    } else if face_up && second_run > 0 {
+                        // The first run is out: the second board begins.
+                        steps.push(new_step(shown, second));
+                    }
+                }
+                Event::SecondRunDealt { cards, .. } => {
+                    second += cards.len();
+                    if face_up && second < 5 {
+                        steps.push(new_step(shown, second));
                     }
                 }
                 Event::Equity { hands, .. } => {
                     if let Some(step) = steps.last_mut() {
-                        step.1 = hands.clone();
+                        step.equity = hands.clone();
                     }
                 }
                 Event::PotAwarded { seat, amount, .. } => {
@@ -132,7 +185,7 @@ impl RunOut {
             }
         }
         // Only a run-out that deals something is worth pacing.
-        (face_up && shown > steps.first()?.0).then_some(RunOut {
+        (face_up && shown > steps.first()?.board).then_some(RunOut {
             started: at as u64,
             steps,
             won,
@@ -145,11 +198,12 @@ impl RunOut {
         (step < self.steps.len()).then_some(step)
     }
 
-    /// `view` as it stood at `step`: the board so far, the stacks before the awards.
+    /// `view` as it stood at `step`: the boards so far, the stacks before the awards.
     pub fn view_at(&self, step: usize, view: &TableView) -> TableView {
         let mut view = view.clone();
-        if let Some(&(board, _)) = self.steps.get(step) {
-            view.board.truncate(board);
+        if let Some(step) = self.steps.get(step) {
+            view.board.truncate(step.board);
+            view.second_board.truncate(step.second);
         }
         for seat in view.seats.iter_mut().flatten() {
             if let Some(&(_, won)) = self.won.iter().find(|w| w.0 == seat.seat) {
@@ -164,7 +218,7 @@ impl RunOut {
             equity: self
                 .steps
                 .get(step)
-                .map(|s| s.1.clone())
+                .map(|s| s.equity.clone())
                 .unwrap_or_default(),
             ..Showdown::default()
         }
@@ -272,7 +326,8 @@ impl TableState {
                 clock,
             } if table == self.id => {
                 let gap = self.gap(seq);
-                if let Some(run_out) = RunOut::find(&events, view.board.len(), now()) {
+                let boards = (view.board.len(), view.second_board.len());
+                if let Some(run_out) = RunOut::find(&events, boards.0, boards.1, now()) {
                     self.run_out = Some(run_out);
                 }
                 for event in events {
@@ -428,10 +483,11 @@ mod tests {
                 seat: 0,
                 amount: 40,
                 share: Share::Whole,
+                second_run: false,
             }),
         ];
-        let run_out = RunOut::find(&events, 5, 10_000.0).expect("a run-out");
-        let boards: Vec<usize> = run_out.steps.iter().map(|s| s.0).collect();
+        let run_out = RunOut::find(&events, 5, 0, 10_000.0).expect("a run-out");
+        let boards: Vec<usize> = run_out.steps.iter().map(|s| s.board).collect();
         assert_eq!(boards, [0, 3, 4]);
         assert_eq!(run_out.step(10_000.0), Some(0));
         assert_eq!(run_out.step(11_500.0), Some(1));
@@ -446,13 +502,63 @@ mod tests {
     }
 
     #[test]
+    fn a_hand_run_twice_deals_the_second_run_a_street_at_a_time_after_the_first() {
+        let second = |street, cards| {
+            public(Event::SecondRunDealt {
+                street,
+                cards: Card::parse_many(cards).unwrap_or_default(),
+            })
+        };
+        let award = |seat, second_run| {
+            public(Event::PotAwarded {
+                pot: 0,
+                seat,
+                amount: 20,
+                share: Share::Whole,
+                second_run,
+            })
+        };
+        let events = vec![
+            public(Event::HandsFaceUp { hands: Vec::new() }),
+            equity(500_000),
+            dealt(Street::Turn, "9c"),
+            equity(600_000),
+            dealt(Street::River, "5h"),
+            second(Street::Turn, "Kd"),
+            second(Street::River, "3c"),
+            award(0, false),
+            award(1, true),
+            award(0, true),
+        ];
+        let run_out = RunOut::find(&events, 5, 5, 0.0).expect("a run-out");
+        let boards: Vec<(usize, usize)> =
+            run_out.steps.iter().map(|s| (s.board, s.second)).collect();
+        assert_eq!(boards, [(3, 0), (4, 0), (5, 3), (5, 4)]);
+        assert_eq!(run_out.showdown_at(1).equity[0].pot, 600_000);
+        assert!(run_out.showdown_at(2).equity.is_empty());
+        assert_eq!(run_out.won, [(0, 40), (1, 20)]);
+
+        let mut showdown = Showdown::default();
+        for e in &events {
+            if let ViewEvent::Public(e) = e {
+                showdown.follow(e);
+            }
+        }
+        let second_run: Vec<bool> = showdown.awards.iter().map(|a| a.second_run).collect();
+        assert_eq!(second_run, [false, true, true]);
+    }
+
+    #[test]
     fn a_showdown_without_cards_to_come_is_not_paced() {
         let events = vec![
             dealt(Street::River, "5h"),
             public(Event::HandsFaceUp { hands: Vec::new() }),
         ];
-        assert_eq!(RunOut::find(&events, 5, 0.0), None);
-        assert_eq!(RunOut::find(&[dealt(Street::Flop, "2h7dTs")], 3, 0.0), None);
+        assert_eq!(RunOut::find(&events, 5, 0, 0.0), None);
+        assert_eq!(
+            RunOut::find(&[dealt(Street::Flop, "2h7dTs")], 3, 0, 0.0),
+            None
+        );
     }
 
     #[test]

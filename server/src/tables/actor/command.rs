@@ -90,6 +90,10 @@ pub enum Request {
     },
     PreSelect(Option<PreAction>),
     SitOut,
+    /// Straddle whenever first left of the big blind, or stop (docs/rules.md §4.8).
+    Straddle {
+        on: bool,
+    },
     SitIn {
         post_now: bool,
     },

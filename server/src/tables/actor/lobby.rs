@@ -87,6 +87,8 @@ impl Lobby {
             hands_per_hour: self.stats.last_hour(now),
             spectators,
             host: None,
+            run_twice: table.config().run_twice,
+            straddle: table.config().straddle,
         }
     }
 
@@ -150,6 +152,8 @@ mod tests {
                 hands_per_hour: 0,
                 spectators: 0,
                 host: None,
+                run_twice: false,
+                straddle: false,
             })),
             true,
         );

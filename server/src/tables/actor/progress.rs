@@ -216,12 +216,18 @@ async fn with_equity(record: &[format::Event], events: Vec<format::Event>) -> Ve
         })
 }
 
-/// Streets dealt after the hands were turned face up (an all-in run-out).
+/// Streets dealt after the hands were turned face up (an all-in run-out), both runs of a hand
+/// run twice.
 fn run_out_streets(events: &[format::Event]) -> u64 {
     events
         .iter()
         .skip_while(|e| !matches!(e, format::Event::HandsFaceUp { .. }))
-        .filter(|e| matches!(e, format::Event::BoardDealt { .. }))
+        .filter(|e| {
+            matches!(
+                e,
+                format::Event::BoardDealt { .. } | format::Event::SecondRunDealt { .. }
+            )
+        })
         .count() as u64
 }
 
@@ -248,7 +254,19 @@ mod tests {
         let river = dealt(Street::River, "5h");
         let played_out = [flop.clone(), turn.clone(), river.clone()];
         assert_eq!(run_out_streets(&played_out), 0);
-        let all_in_on_the_flop = [flop, face_up, turn, river];
+        let all_in_on_the_flop = [flop, face_up.clone(), turn.clone(), river.clone()];
         assert_eq!(run_out_streets(&all_in_on_the_flop), 2);
+        let second = |street, cards| Event::SecondRunDealt {
+            street,
+            cards: Card::parse_many(cards).unwrap_or_default(),
+        };
+        let run_twice = [
+            face_up,
+            turn,
+            river,
+            second(Street::Turn, "Kd"),
+            second(Street::River, "3c"),
+        ];
+        assert_eq!(run_out_streets(&run_twice), 4);
     }
 }

@@ -84,6 +84,11 @@ impl TableActor {
                 self.table.sit_out(seat)?;
                 self.changed(Vec::new()).await;
             }
+            Request::Straddle { on } => {
+                let seat = seat.ok_or(RequestError::NotSeated)?;
+                self.table.set_straddle(seat, on)?;
+                self.changed(Vec::new()).await;
+            }
             Request::SitIn { post_now } => {
                 let seat = seat.ok_or(RequestError::NotSeated)?;
                 self.table.sit_in(seat, post_now)?;

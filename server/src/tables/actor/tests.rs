@@ -64,6 +64,8 @@ fn actor() -> (
         hands_per_hour: 0,
         spectators: 0,
         host: None,
+        run_twice: false,
+        straddle: false,
     };
     let mut actor = TableActor::new(ActorParts {
         banks: Vec::new(),

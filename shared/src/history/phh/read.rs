@@ -2,7 +2,9 @@
 //! Scoop plays, Omaha Hi/Lo 8-or-better.
 //!
 //! Supported: variant `FO/8` (fixed limit, the spec's code) and `PO/8` / `NO/8` (pot and no
-//! limit: Scoop's extension codes); no antes or straddles; integer amounts; `.phh` files (one
+//! limit: Scoop's extension codes); no antes; a straddle only of two big blinds by `p3`, three
+//! or more players; a hand run twice (the user-defined field `_second_run`, the second run's
+//! cards); integer amounts; `.phh` files (one
 //! hand) and `.phhs` files (tables `[1]`, `[2]`, … each one hand). Seats follow the spec:
 //! `p1` is first left of the button and the last player has the button; heads-up `p1` is the
 //! big blind and `p2` the button and small blind. Actions: `d dh pN CARDS` (hole cards,
@@ -27,7 +29,10 @@ pub enum PhhError {
     Players(usize),
     #[error("antes are not supported")]
     Antes,
-    #[error("blinds_or_straddles must be a small blind and a big blind, got {0:?}")]
+    #[error(
+        "blinds_or_straddles must be a small blind, a big blind and maybe a straddle of two big \
+         blinds by p3, got {0:?}"
+    )]
     Blinds(Vec<Chips>),
     #[error("fixed limit needs small_bet and big_bet")]
     LimitBets,
@@ -57,6 +62,8 @@ struct RawHand {
     starting_stacks: Vec<Chips>,
     actions: Vec<String>,
     finishing_stacks: Option<Vec<Chips>>,
+    #[serde(default, rename = "_second_run")]
+    second_run: Option<String>,
 }
 
 /// A player's move, by player index (0 for `p1`).
@@ -90,6 +97,10 @@ pub struct PhhHand {
     pub big_blind_player: usize,
     /// Index of the player posting the small blind, if any.
     pub small_blind_player: Option<usize>,
+    /// Index of the player who straddled, if anyone did.
+    pub straddle_player: Option<usize>,
+    /// The cards a hand run twice dealt again; empty if it ran once.
+    pub second_run: Vec<Card>,
 }
 
 /// A hand's name (its `.phhs` section, or the file name) and the hand or why it is unreadable.
@@ -150,10 +161,26 @@ fn convert(name: &str, raw: RawHand) -> Result<PhhHand, PhhError> {
         .enumerate()
         .filter(|&(_, b)| b > 0)
         .collect();
-    let (small, big) = match posted.as_slice() {
+    let blinds_error = || PhhError::Blinds(raw.blinds_or_straddles.clone());
+    let (blinds, straddle) = match posted.as_slice() {
+        [rest @ .., (2, straddle)] if n >= 3 => (rest, Some(*straddle)),
+        all => (all, None),
+    };
+    let (small, big) = match blinds {
         [(0, sb), (1, bb)] if sb <= bb => (*sb, *bb),
         [(1, bb)] => (0, *bb),
-        _ => return Err(PhhError::Blinds(raw.blinds_or_straddles.clone())),
+        _ => return Err(blinds_error()),
+    };
+    if straddle.is_some_and(|s| Some(s) != big.checked_mul(2)) {
+        return Err(blinds_error());
+    }
+    let second_run = match &raw.second_run {
+        Some(cards) => Card::parse_many(cards).map_err(|e| PhhError::Action {
+            index: 0,
+            text: format!("_second_run = '{cards}'"),
+            reason: e.to_string(),
+        })?,
+        None => Vec::new(),
     };
     // Heads-up the spec reverses the blinds: p1 is the big blind, p2 the button and small blind.
     let (big_blind_player, small_blind_player) = if n == 2 {
@@ -252,6 +279,8 @@ fn convert(name: &str, raw: RawHand) -> Result<PhhHand, PhhError> {
         finishing_stacks: raw.finishing_stacks,
         big_blind_player,
         small_blind_player,
+        straddle_player: straddle.map(|_| 2),
+        second_run,
     })
 }
 

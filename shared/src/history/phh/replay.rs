@@ -32,6 +32,8 @@ pub fn replay(hand: &PhhHand) -> Result<Vec<Chips>, ReplayError> {
             stack,
             post: if i == hand.big_blind_player {
                 Post::BigBlind
+            } else if Some(i) == hand.straddle_player {
+                Post::Straddle
             } else if Some(i) == hand.small_blind_player {
                 Post::SmallBlind
             } else {
@@ -44,8 +46,9 @@ pub fn replay(hand: &PhhHand) -> Result<Vec<Chips>, ReplayError> {
         button,
         big_blind_seat: hand.big_blind_player as u8,
         entrants,
+        run_twice: !hand.second_run.is_empty(),
     };
-    let deck = deck_for(&fill_unknown(hand), &hand.board)
+    let deck = deck_for(&fill_unknown(hand), &hand.board, &hand.second_run)
         .map_err(|e| ReplayError::Setup(e.to_string()))?;
     let (mut engine, _) =
         Hand::start(setup, deck).map_err(|e| ReplayError::Setup(e.to_string()))?;
@@ -92,6 +95,7 @@ fn fill_unknown(hand: &PhhHand) -> Vec<[Card; 4]> {
         .flatten()
         .flatten()
         .chain(&hand.board)
+        .chain(&hand.second_run)
     {
         used |= 1 << c.index();
     }

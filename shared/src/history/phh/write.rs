@@ -1,6 +1,9 @@
 //! A hand written as PHH (the Poker Hand History format, uoftcprg/phh-std), in exactly the
 //! subset `scoop replay` reads (tools/pokerkit_diff/README.md): variant `FO/8`, `PO/8` or
-//! `NO/8`, one small and one big blind, no antes or straddles, integer chips.
+//! `NO/8`, one small and one big blind and maybe a straddle of two big blinds by `p3`, no antes,
+//! integer chips. A hand run twice has its second run's cards in the user-defined field
+//! `_second_run`, since PHH has no notation for runouts (a reader that ignores the field
+//! settles the first board alone).
 //!
 //! Players are numbered the spec's way, which is the engine's dealing order: `p1` is the first
 //! seat left of the button and the last player has the button; heads-up that makes `p1` the
@@ -103,6 +106,17 @@ pub fn to_phh(view: &HandView) -> Result<String, ExportError> {
             _ => 0,
         })
         .sum();
+    let second_run: Vec<Card> = view
+        .public_events()
+        .flat_map(|e| match e {
+            Event::SecondRunDealt { cards, .. } => cards.as_slice(),
+            _ => &[],
+        })
+        .copied()
+        .collect();
+    if !second_run.is_empty() {
+        doc.push(format!("_second_run = '{}'", format_cards(&second_run)));
+    }
     if rake > 0 {
         // PHH has no rake field and replayers take none, so without this the finishing
         // stacks would not add up. A leading underscore marks a user-defined field.
@@ -156,12 +170,21 @@ impl<'a> Players<'a> {
 fn blinds(view: &HandView, players: &Players) -> Result<Vec<Chips>, ExportError> {
     let mut small = Vec::new();
     let mut big = Vec::new();
+    let mut straddle = None;
     for event in view.public_events() {
-        if let Event::BlindPosted { seat, blind, .. } = event {
+        if let Event::BlindPosted {
+            seat,
+            blind,
+            amount,
+            ..
+        } = event
+        {
             match blind {
                 BlindKind::DeadSmall => return Err(Unsupported::DeadSmallBlind(*seat).into()),
                 BlindKind::Small => small.push(players.index(*seat)?),
                 BlindKind::Big => big.push(*seat),
+                // The engine only lets the first player left of the big blind straddle.
+                BlindKind::Straddle => straddle = Some((players.index(*seat)?, *amount)),
             }
         }
     }
@@ -180,6 +203,12 @@ fn blinds(view: &HandView, players: &Players) -> Result<Vec<Chips>, ExportError>
         list[0] = view.stakes.small_blind;
     }
     list[1] = view.stakes.big_blind;
+    if let Some((i, amount)) = straddle {
+        if i != 2 {
+            return Err(Unsupported::BlindPositions.into());
+        }
+        list[i] = amount;
+    }
     Ok(list)
 }
 
@@ -197,6 +226,14 @@ fn check_cap(view: &HandView) -> Result<(), ExportError> {
     let mut bets = 1;
     for event in view.public_events() {
         match event {
+            Event::BlindPosted {
+                blind: BlindKind::Straddle,
+                amount,
+                ..
+            } => {
+                level = *amount;
+                bets = 2;
+            }
             Event::BoardDealt { street, .. } => {
                 limit = if *street >= Street::Turn {
                     stakes.big_bet
@@ -295,6 +332,8 @@ fn actions(view: &HandView, players: &Players) -> Result<Vec<String>, ExportErro
                 );
             }
             Event::BoardDealt { cards, .. } => lines.push(format!("d db {}", format_cards(cards))),
+            // Written as `_second_run` by `to_phh`.
+            Event::SecondRunDealt { .. } => {}
             Event::HandsFaceUp { hands } => {
                 for (seat, cards) in hands {
                     let i = players.index(*seat)?;
