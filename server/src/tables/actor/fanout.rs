@@ -200,16 +200,22 @@ impl Watchers {
         let Some(w) = self.map.get_mut(&conn) else {
             return;
         };
-        let text = frame.snapshot(frame.viewer(w.account));
+        let viewer = frame.viewer(w.account);
+        let text = frame.snapshot(viewer);
         w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
-        if !w.stale {
+        if !w.stale && frame.sees_the_game(viewer) {
             send_backlog(&self.chat, &w.out);
         }
     }
 
-    /// A chat line to everyone, kept for the backlog.
-    pub fn chat(&mut self, line: Utf8Bytes) {
-        self.send_all(&line);
+    /// A chat line to everyone who `reads` lets read it (at a player's table without
+    /// spectators, only the seated players), kept for the backlog.
+    pub fn chat(&mut self, line: Utf8Bytes, reads: impl Fn(Option<Uuid>) -> bool) {
+        for w in self.map.values_mut() {
+            if reads(w.account) && w.out.try_send(Outgoing::Frame(line.clone())).is_err() {
+                w.stale = true;
+            }
+        }
         self.chat.push_back(line);
         if self.chat.len() > CHAT_BACKLOG {
             self.chat.pop_front();
@@ -383,7 +389,7 @@ mod tests {
         let mut w = Watchers::default();
         let mut talker = watch(&mut w, 1, Some(1), 1024);
         for n in 0..60 {
-            w.chat(format!("line {n}").into());
+            w.chat(format!("line {n}").into(), |_| true);
         }
         assert_eq!(std::iter::from_fn(|| talker.try_recv().ok()).count(), 60);
 
@@ -401,6 +407,35 @@ mod tests {
         w.snapshot(3, &frame(&table, 7));
         assert_eq!(std::iter::from_fn(|| small.try_recv().ok()).count(), 4);
         assert!(!w.is_stale(3));
+    }
+
+    #[test]
+    fn at_a_table_without_spectators_only_the_seated_read_the_chat() {
+        let table = table();
+        let home = HomeView {
+            host: "p0".into(),
+            paused: false,
+            private: true,
+            spectators: false,
+            seat_approval: false,
+        };
+        let mut w = Watchers::default();
+        let mut player = watch(&mut w, 1, Some(1), 64);
+        let mut outsider = watch(&mut w, 2, Some(99), 64);
+        let seated = |a: Option<Uuid>| a.is_some_and(|a| table.seat_of(player_id(a)).is_some());
+        w.chat("hello".into(), seated);
+        assert!(player.try_recv().is_ok(), "the player reads it");
+        assert!(outsider.try_recv().is_err(), "the outsider does not");
+
+        // Nor does the backlog come with the outsider's snapshot; the player's does.
+        let mut no_spectators = frame(&table, 3);
+        no_spectators.home = Some(&home);
+        w.snapshot(2, &no_spectators);
+        let got: Vec<Utf8Bytes> =
+            std::iter::from_fn(|| outsider.try_recv().ok().map(text)).collect();
+        assert_eq!(got.len(), 1, "the snapshot alone: {got:?}");
+        w.snapshot(1, &no_spectators);
+        assert_eq!(std::iter::from_fn(|| player.try_recv().ok()).count(), 2);
     }
 
     #[test]

@@ -157,7 +157,11 @@ impl TableActor {
                     from: name.unwrap_or_default(),
                     text,
                 });
-                self.watchers.chat(line);
+                let spectators = self.home.as_ref().is_none_or(|g| g.home.spectators);
+                let table = &self.table;
+                self.watchers.chat(line, |account| {
+                    spectators || account.is_some_and(|a| table.seat_of(player_id(a)).is_some())
+                });
             }
         }
         Ok(())
