@@ -12,12 +12,12 @@ use crate::pot::Pot;
 use crate::rules::{Chips, Stakes};
 use crate::table::SeatStatus;
 
-/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v3.jsonl`.
+/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v4.jsonl`.
 /// Earlier versions' files still read: version 2 added `format::Event::Equity`, version 3 the
 /// home games (`Watch`'s `invite`, `Host`, `HostPanel`, `TableView::home` and `name`, `LobbyTable::host`
 /// and their error codes), version 4 run it twice and the straddle (`Straddle`, the table
 /// options and second board in `TableView` and `LobbyTable`, and the events of
-/// `format` version 3). A change to the layout is a new version (and the fixtures of the old one
+/// `format` version 3; a snapshot's `log` and a chat line's `at`). A change to the layout is a new version (and the fixtures of the old one
 /// stay).
 pub const PROTOCOL_VERSION: u32 = 4;
 
@@ -378,6 +378,10 @@ pub enum ServerMessage {
         seq: u64,
         view: Box<TableView>,
         clock: Option<Clock>,
+        /// What has happened in the hand on the view (the last hand, between hands) as this
+        /// viewer may see it, so that a reload or a late arrival reads the hand log.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        log: Vec<ViewEvent>,
     },
     Events {
         table: TableId,
@@ -391,6 +395,9 @@ pub enum ServerMessage {
         seq: u64,
         from: String,
         text: String,
+        /// When the server took the line, in milliseconds since the Unix epoch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<u64>,
     },
     Error {
         code: ErrorCode,

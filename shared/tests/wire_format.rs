@@ -74,6 +74,7 @@ fn every_server_message_keeps_its_wire_format() {
             seq: 7,
             view: Box::new(table_view(&table, Viewer::Seat(0), 12)),
             clock,
+            log: Vec::new(),
         },
         ServerMessage::Events {
             table: "lyon".into(),
@@ -90,6 +91,7 @@ fn every_server_message_keeps_its_wire_format() {
             seq: 9,
             from: "ann".into(),
             text: "nice hand".into(),
+            at: None,
         },
         ServerMessage::Error {
             code: ErrorCode::DatabaseUnavailable,
@@ -116,6 +118,7 @@ fn every_server_message_keeps_its_wire_format() {
                 ..table_view(&table, Viewer::Seat(3), 12)
             }),
             clock: None,
+            log: Vec::new(),
         },
         ServerMessage::LobbyUpdate {
             table: LobbyTable {
@@ -164,6 +167,7 @@ fn every_server_message_keeps_its_wire_format() {
                 ..table_view(&table, Viewer::Seat(3), 12)
             }),
             clock: None,
+            log: Vec::new(),
         },
         ServerMessage::LobbyUpdate {
             table: LobbyTable {
@@ -171,6 +175,24 @@ fn every_server_message_keeps_its_wire_format() {
                 straddle: true,
                 ..lobby_table()
             },
+        },
+        // The hand so far with a snapshot, as seat 0 sees it (its own cards only).
+        ServerMessage::Snapshot {
+            table: "lyon".into(),
+            seq: 10,
+            view: Box::new(table_view(&table, Viewer::Seat(0), 12)),
+            clock,
+            log: events
+                .iter()
+                .map(|e| project(&e.into(), Viewer::Seat(0)))
+                .collect(),
+        },
+        ServerMessage::Chat {
+            table: "lyon".into(),
+            seq: 11,
+            from: "ann".into(),
+            text: "gl".into(),
+            at: Some(1_796_212_800_000),
         },
         ServerMessage::SessionEnded,
         ServerMessage::Pong,

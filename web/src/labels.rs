@@ -183,6 +183,13 @@ pub fn table_terms(t: &Text, view: &shared::protocol::TableView) -> String {
     terms
 }
 
+/// "21:07": a time in milliseconds since the Unix epoch, in the reader's time zone (browser
+/// only: it asks the browser's `Date`).
+pub fn clock_time(at: u64) -> String {
+    let date = js_sys::Date::new(&(at as f64).into());
+    format!("{:02}:{:02}", date.get_hours(), date.get_minutes())
+}
+
 pub fn error_code(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::BadMessage => "bad_message",

@@ -49,6 +49,19 @@ pub fn forget_invites() {
     }
 }
 
+const MUTED: &str = "scoop.muted";
+
+/// The players whose chat this reader has muted, by name.
+pub fn muted() -> Vec<String> {
+    load(MUTED)
+        .map(|list| list.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+pub fn set_muted(names: &[String]) {
+    save(MUTED, &names.join("\n"));
+}
+
 const RETURN: &str = "scoop.return";
 
 /// This tab's storage: where it was going dies with the tab, not in a later login.

@@ -640,10 +640,30 @@ console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMi
   const splits = (await a.locator('[data-test=split]').allTextContents()).join(' | ');
   if (!splits.includes('Run 1') || !splits.includes('Run 2')) fail(`each board's payout should be named, got "${splits}"`);
   await a.screenshot({ path: `${SHOTS}/run-twice.png` });
+  // Chat: a line says when it was written; the friend mutes the host (kept across a
+  // reload), and a reload brings back the hand log and the chat with the snapshot.
+  await a.fill('.chat-box input', 'nice hand');
+  await a.click('.chat-box button[type=submit]');
+  const chatLine = friend.locator('[data-test=chat] li', { hasText: 'nice hand' });
+  await chatLine.waitFor({ timeout: 10000 });
+  const stamp = (await chatLine.locator('time').textContent()) ?? '';
+  if (!/^\d\d:\d\d\s*$/.test(stamp)) fail(`a chat line should show its time, got "${stamp}"`);
+  await chatLine.locator('[data-test=mute]').click();
+  await friend.waitForSelector('[data-test=muted]', { timeout: 5000 });
+  if (await chatLine.count()) fail('a muted player\'s line is still shown');
+  await friend.reload();
+  await friend.waitForSelector('.seat.me', { timeout: 10000 });
+  await friend.waitForFunction(() => document.querySelectorAll('[data-test=log] li').length > 0, null, { timeout: 10000 })
+    .catch(() => fail('the hand log is empty after a reload'));
+  await friend.waitForSelector('[data-test=muted]', { timeout: 5000 })
+    .catch(() => fail('muting did not survive a reload'));
+  if (await chatLine.count()) fail('a muted player\'s line came back with the reload');
+  await friend.click('[data-test=unmute]');
+  await chatLine.waitFor({ timeout: 5000 }).catch(() => fail('unmuting did not bring the line back'));
   // The host pauses: the table says so to the friend.
   await a.click('[data-test=pause]');
   await friend.waitForSelector('[data-test=paused]', { timeout: 10000 });
-  console.log(`home game: private table opened (run it twice, straddle), shared by link, a visitor registered on the way and was dealt in; all in, run twice: ${splits}; pause shown`);
+  console.log(`home game: private table opened (run it twice, straddle), shared by link, a visitor registered on the way and was dealt in; all in, run twice: ${splits}; chat stamped, muted and unmuted, log and chat back after a reload; pause shown`);
   await friend.close();
 }
 

@@ -635,13 +635,43 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     .await;
     let (code, _) = a.error().await;
     assert_eq!(code, ErrorCode::ChatRejected);
-    // A spectator who arrives later reads what was said (the backlog follows the snapshot),
-    // but may not talk.
+    // A spectator who arrives later reads the hand so far (or the last one) with its
+    // snapshot, no hole card in it, and what was said, stamped with the time the server took
+    // it (the backlog follows the snapshot); but may not talk.
     let mut spectator = connect(&app, None).await;
-    spectator.watch("t").await;
     spectator
+        .send(&ClientMessage::Watch {
+            table: "t".into(),
+            invite: None,
+        })
+        .await;
+    let ServerMessage::Snapshot { log, .. } = spectator
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert!(
+        log.iter()
+            .any(|e| matches!(e, ViewEvent::Public(Event::HandStarted { .. }))),
+        "the hand's log comes with the snapshot: {log:?}"
+    );
+    assert!(
+        log.iter()
+            .all(|e| !matches!(e, ViewEvent::Dealt(d) if d.cards.is_some())),
+        "a spectator's log shows no hole card"
+    );
+    let said = spectator
         .until(|m| matches!(m, ServerMessage::Chat { from, text, .. } if from == "ann" && text == "bonne chance"))
         .await;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as u64;
+    assert!(
+        matches!(said, ServerMessage::Chat { at: Some(at), .. } if at <= now_ms && now_ms - at < 60_000),
+        "{said:?}"
+    );
     spectator
         .send(&ClientMessage::Chat {
             table: "t".into(),

@@ -13,9 +13,9 @@ use shared::rules::Chips;
 
 use crate::attention::{self, Chime};
 use crate::i18n;
-use crate::labels::{chips, error_code, log_line, stakes, structure};
+use crate::labels::{self, chips, error_code, log_line, stakes, structure};
 use crate::route::Route;
-use crate::{socket, store};
+use crate::{prefs, socket, store};
 use actions::{ActionBar, PreActions, SeatControls};
 use felt::Felt;
 use host::{HomeLine, HostPanel};
@@ -370,6 +370,20 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
             .table
             .with(|s| s.as_ref().map(|s| s.chat.clone()).unwrap_or_default())
     });
+    let me = Memo::new(move |_| store.user.with(|u| u.as_ref().map(|u| u.username.clone())));
+    // Muting is the reader's own: kept in this browser, nobody is told.
+    let muted = RwSignal::new(prefs::muted());
+    let set_muted = move |names: Vec<String>| {
+        prefs::set_muted(&names);
+        muted.set(names);
+    };
+    let mute = move |name: String| {
+        let mut names = muted.get_untracked();
+        if !names.contains(&name) {
+            names.push(name);
+            set_muted(names);
+        }
+    };
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let line = text.get_untracked().trim().to_string();
@@ -387,8 +401,33 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
         <div class="side chat-box">
             <h2>{t.chat}</h2>
             <ol class="chat" data-test="chat">
-                {move || lines.get().into_iter().rev().map(|(from, text)| view! { <li><b>{from}": "</b>{text}</li> }).collect_view()}
+                {move || {
+                    let hidden = muted.get();
+                    lines.get().into_iter().rev().filter(|l| !hidden.contains(&l.from)).map(|l| {
+                        let from = l.from.clone();
+                        let label = i18n::fill(t.mute_player, &l.from, "");
+                        view! {
+                            <li>
+                                {l.at.map(|at| view! { <time class="at">{labels::clock_time(at)}" "</time> })}
+                                <b>{l.from}": "</b>{l.text}
+                                {(me.get().as_deref() != Some(from.as_str())).then(|| view! {
+                                    <button type="button" class="mute" data-test="mute" title=label.clone() aria-label=label
+                                        on:click=move |_| mute(from.clone())>"×"</button>
+                                })}
+                            </li>
+                        }
+                    }).collect_view()
+                }}
             </ol>
+            {move || {
+                let names = muted.get();
+                (!names.is_empty()).then(|| view! {
+                    <p class="muted-note" data-test="muted">
+                        {i18n::fill(t.muted_players, "", names.join(", "))}" "
+                        <button type="button" class="link" data-test="unmute" on:click=move |_| set_muted(Vec::new())>{t.unmute}</button>
+                    </p>
+                })
+            }}
             <Show when=move || can_chat.get()>
                 <form on:submit=submit>
                     <input maxlength=MAX_CHAT_CHARS.to_string() aria-label=t.chat

@@ -236,13 +236,21 @@ pub struct TableState {
     /// The longest decision clock seen: the table's clock, learnt from the server.
     pub decision_ms: u64,
     pub log: Vec<LogEntry>,
-    pub chat: Vec<(String, String)>,
+    pub chat: Vec<ChatLine>,
     pub showdown: Showdown,
     /// An all-in run-out being shown street by street.
     pub run_out: Option<RunOut>,
     pub error: Option<(ErrorCode, String)>,
     /// The host's panel (sent to the host only): the invite's token and the seats asked for.
     pub host_panel: Option<HostPanel>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatLine {
+    pub from: String,
+    pub text: String,
+    /// When the server took it (milliseconds since the Unix epoch), if it said.
+    pub at: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -268,7 +276,11 @@ pub fn event_seat(event: &ViewEvent) -> Option<u8> {
 }
 
 fn now() -> f64 {
-    js_sys::Date::now()
+    // The unit tests run natively, where there is no `Date`.
+    #[cfg(target_arch = "wasm32")]
+    return js_sys::Date::now();
+    #[cfg(not(target_arch = "wasm32"))]
+    0.0
 }
 
 impl TableState {
@@ -310,8 +322,19 @@ impl TableState {
                 seq,
                 view,
                 clock,
+                log,
             } if table == self.id => {
                 self.seq = seq;
+                // The hand so far replaces what this client had of it (nothing, after a
+                // reload), and with it who won what.
+                if !log.is_empty() {
+                    self.log.retain(|entry| entry.hand != view.hand);
+                    self.showdown = Showdown::default();
+                    self.run_out = None;
+                    for event in log {
+                        self.record(event, &view);
+                    }
+                }
                 self.view = Some(*view);
                 self.set_clock(clock);
                 // The server follows every snapshot with the table's recent chat.
@@ -342,9 +365,10 @@ impl TableState {
                 seq,
                 from,
                 text,
+                at,
             } if table == self.id => {
                 let gap = self.gap(seq);
-                self.chat.push((from, text));
+                self.chat.push(ChatLine { from, text, at });
                 if self.chat.len() > CHAT_LINES {
                     self.chat.remove(0);
                 }
@@ -466,6 +490,82 @@ mod tests {
                 scoop: 0,
             }],
         })
+    }
+
+    /// A heads-up hand in which the first to act folds, as seat 0 sees it: the view after
+    /// it and its events.
+    fn folded_hand() -> (TableView, Vec<ViewEvent>) {
+        use shared::table::{PlayerId, Table, TableConfig};
+        use shared::view::{Viewer, project, table_view};
+        let mut table = Table::new(TableConfig::new(shared::rules::Stakes::no_limit(5, 10), 6))
+            .expect("a table");
+        for seat in [0u8, 1] {
+            let id = PlayerId(u128::from(seat) + 1);
+            table
+                .sit(seat, id, format!("p{seat}"), 500, true)
+                .expect("a seat");
+        }
+        let mut events = table
+            .start_hand(shared::card::Deck::ordered())
+            .expect("a hand");
+        let to_act = table
+            .hand()
+            .and_then(|h| h.to_act())
+            .expect("someone to act");
+        events.extend(
+            table
+                .act(to_act, shared::hand::Action::Fold)
+                .expect("a fold"),
+        );
+        let events = events
+            .iter()
+            .map(|e| project(&e.into(), Viewer::Seat(0)))
+            .collect();
+        (table_view(&table, Viewer::Seat(0), 3), events)
+    }
+
+    #[test]
+    fn a_snapshot_with_the_hand_so_far_rebuilds_its_log_and_who_won() {
+        let (view, events) = folded_hand();
+        let snapshot = |log: Vec<ViewEvent>| ServerMessage::Snapshot {
+            table: "t".into(),
+            seq: 9,
+            view: Box::new(view.clone()),
+            clock: None,
+            log,
+        };
+        let mut state = TableState::new("t".into());
+        state.apply(snapshot(events.clone()));
+        assert_eq!(
+            state.log.len(),
+            events.len(),
+            "the hand's log after a reload"
+        );
+        assert!(state.log.iter().all(|e| e.hand == 3));
+        assert_eq!(state.showdown.awards.len(), 1, "and who won it");
+        assert!(!state.showdown.awards[0].name.is_empty());
+        // A second snapshot of the same hand (a resync) does not repeat it; one without a
+        // log (an older server) keeps what is there.
+        state.apply(snapshot(events.clone()));
+        assert_eq!(state.log.len(), events.len());
+        state.apply(snapshot(Vec::new()));
+        assert_eq!(state.log.len(), events.len());
+    }
+
+    #[test]
+    fn chat_lines_keep_when_the_server_took_them() {
+        let mut state = TableState::new("t".into());
+        let chat = |seq, at| ServerMessage::Chat {
+            table: "t".into(),
+            seq,
+            from: "ann".into(),
+            text: "gl".into(),
+            at,
+        };
+        state.apply(chat(1, Some(1_796_212_800_000)));
+        state.apply(chat(2, None));
+        let at: Vec<Option<u64>> = state.chat.iter().map(|l| l.at).collect();
+        assert_eq!(at, [Some(1_796_212_800_000), None]);
     }
 
     #[test]

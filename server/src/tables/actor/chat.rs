@@ -19,6 +19,14 @@ impl Default for Chat {
     }
 }
 
+/// Now, in milliseconds since the Unix epoch: the time a chat line is stamped with (each
+/// reader shows it in their own time zone).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 impl Chat {
     /// The line to show, cleaned of control characters, from a seated player (`name`);
     /// spectators may not chat.

@@ -31,6 +31,8 @@ pub struct Frame<'a> {
     pub clock: Option<Clock>,
     /// A player's table: its host and settings, shown to everyone.
     pub home: Option<&'a HomeView>,
+    /// The hand so far (between hands, the last one), which a snapshot carries.
+    pub log: &'a [format::Event],
 }
 
 /// What someone without a seat sees of a player's table that allows no spectators: who sits
@@ -87,11 +89,16 @@ impl Frame<'_> {
     }
 
     fn snapshot(&self, viewer: Viewer) -> Utf8Bytes {
+        let sees = self.sees_the_game(viewer);
         encode(&ServerMessage::Snapshot {
             table: self.table_id.to_string(),
             seq: self.seq,
             view: Box::new(self.view(viewer)),
-            clock: self.clock.filter(|_| self.sees_the_game(viewer)),
+            clock: self.clock.filter(|_| sees),
+            log: match sees {
+                true => self.log.iter().map(|e| project(e, viewer)).collect(),
+                false => Vec::new(),
+            },
         })
     }
 }
@@ -195,7 +202,8 @@ impl Watchers {
         built.len()
     }
 
-    /// The current table to one watcher (joining, or asking after a gap).
+    /// The current table to one watcher (joining, or asking after a gap), then the chat
+    /// backlog.
     pub fn snapshot(&mut self, conn: ConnId, frame: &Frame<'_>) {
         let Some(w) = self.map.get_mut(&conn) else {
             return;
@@ -294,6 +302,7 @@ mod tests {
             hand_number: 0,
             clock: None,
             home: None,
+            log: &[],
         }
     }
 
@@ -436,6 +445,61 @@ mod tests {
         assert_eq!(got.len(), 1, "the snapshot alone: {got:?}");
         w.snapshot(1, &no_spectators);
         assert_eq!(std::iter::from_fn(|| player.try_recv().ok()).count(), 2);
+    }
+
+    #[test]
+    fn a_snapshot_carries_the_hand_so_far_as_its_viewer_may_see_it() {
+        let mut table = table();
+        let events: Vec<format::Event> = table
+            .start_hand(shared::card::Deck::ordered())
+            .expect("a hand")
+            .iter()
+            .map(format::Event::from)
+            .collect();
+        let home = HomeView {
+            host: "p0".into(),
+            paused: false,
+            private: true,
+            spectators: false,
+            seat_approval: false,
+        };
+        let mut w = Watchers::default();
+        let mut rx = [watch(&mut w, 1, Some(1), 8), watch(&mut w, 2, None, 8)];
+        let mut logs = |home: Option<&HomeView>| -> Vec<Vec<shared::protocol::ViewEvent>> {
+            let mut f = frame(&table, 4);
+            f.log = &events;
+            f.home = home;
+            w.snapshot(1, &f);
+            w.snapshot(2, &f);
+            rx.iter_mut()
+                .map(|rx| {
+                    let msg = serde_json::from_str(&text(rx.try_recv().expect("a snapshot")));
+                    match msg.expect("a server message") {
+                        ServerMessage::Snapshot { log, .. } => log,
+                        other => panic!("not a snapshot: {other:?}"),
+                    }
+                })
+                .collect()
+        };
+        let dealt = |log: &[shared::protocol::ViewEvent], seat: u8| {
+            log.iter().find_map(|e| match e {
+                shared::protocol::ViewEvent::Dealt(d) if d.seat == seat => Some(d.cards),
+                _ => None,
+            })
+        };
+        let [mine, theirs]: [Vec<_>; 2] = logs(None).try_into().expect("two logs");
+        assert_eq!(mine.len(), events.len(), "the whole hand so far");
+        assert!(
+            matches!(dealt(&mine, 0), Some(Some(_))),
+            "the player's own cards"
+        );
+        assert_eq!(dealt(&mine, 1), Some(None), "not the other's");
+        assert_eq!(theirs.len(), events.len());
+        assert_eq!(dealt(&theirs, 0), Some(None), "a spectator sees no card");
+        // At a table without spectators an outsider gets no log; the player still does.
+        let [mine, theirs]: [Vec<_>; 2] = logs(Some(&home)).try_into().expect("two logs");
+        assert_eq!(mine.len(), events.len());
+        assert!(theirs.is_empty());
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub struct TableActor {
     seq: u64,
     hand_number: u64,
     hand: Option<RunningHand>,
+    /// The events of the last hand settled, which snapshots carry until the next one deals.
+    last_hand: Vec<format::Event>,
     clocks: Clocks,
     pre_actions: HashMap<u8, PreAction>,
     next_hand_at: Instant,
@@ -128,6 +130,7 @@ impl TableActor {
             seq: 0,
             hand_number: parts.hand_number,
             hand: None,
+            last_hand: Vec::new(),
             pre_actions: HashMap::new(),
             next_hand_at: Instant::now(),
             draining: Vec::new(),
@@ -402,6 +405,10 @@ impl TableActor {
             hand_number: self.hand_number,
             clock: self.clocks.view(Instant::now()),
             home: home.as_ref(),
+            log: self
+                .hand
+                .as_ref()
+                .map_or(&self.last_hand, |h| &h.record.events),
         };
         let built = self.watchers.broadcast(&frame, events);
         self.metrics.broadcasts.inc();
@@ -418,6 +425,10 @@ impl TableActor {
             hand_number: self.hand_number,
             clock: self.clocks.view(Instant::now()),
             home: home.as_ref(),
+            log: self
+                .hand
+                .as_ref()
+                .map_or(&self.last_hand, |h| &h.record.events),
         };
         self.watchers.snapshot(conn, &frame);
     }

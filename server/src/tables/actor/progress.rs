@@ -137,6 +137,7 @@ impl TableActor {
         self.hand_number = number;
         self.metrics.hands_started.inc();
         self.hand = Some(running);
+        self.last_hand.clear();
         self.changed(events).await;
     }
 
@@ -178,6 +179,9 @@ impl TableActor {
         self.metrics.hands_finished.inc();
         let run_out = run_out_streets(&running.record.events) * self.def.run_out_street_ms;
         self.next_hand_at = now + Duration::from_millis(self.def.between_hands_ms + run_out);
+        if settled == Settled::Committed {
+            self.last_hand = running.record.events;
+        }
         settled == Settled::Committed
     }
 

@@ -156,6 +156,7 @@ impl TableActor {
                     seq: self.seq,
                     from: name.unwrap_or_default(),
                     text,
+                    at: Some(super::chat::now_ms()),
                 });
                 let spectators = self.home.as_ref().is_none_or(|g| g.home.spectators);
                 let table = &self.table;
