@@ -17,7 +17,7 @@ use crate::table::SeatStatus;
 /// home games (`Watch`'s `invite`, `Host`, `HostPanel`, `TableView::home` and `name`, `LobbyTable::host`
 /// and their error codes), version 4 run it twice and the straddle (`Straddle`, the table
 /// options and second board in `TableView` and `LobbyTable`, and the events of
-/// `format` version 3; a snapshot's `log` and a chat line's `at`). A change to the layout is a new version (and the fixtures of the old one
+/// `format` version 3; a snapshot's `log`, a chat line's `at` and a seat's missed blinds). A change to the layout is a new version (and the fixtures of the old one
 /// stay).
 pub const PROTOCOL_VERSION: u32 = 4;
 
@@ -222,6 +222,11 @@ pub struct SeatView {
     pub all_in: bool,
     /// Hole cards, present only when this viewer may see them.
     pub cards: Option<[Card; 4]>,
+    /// Blinds missed while sitting out, owed on coming back (docs/rules.md §7.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub missed_big: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub missed_small: bool,
 }
 
 /// One table as one viewer (a player in a seat, or a spectator) may see it.

@@ -73,6 +73,8 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
                 cards: hand
                     .filter(|_| visible && in_hand)
                     .and_then(|h| h.hole_cards(i)),
+                missed_big: s.missed_big,
+                missed_small: s.missed_small,
             })
         })
         .collect();

@@ -215,6 +215,10 @@ fn rule_7_missed_blinds_are_posted_big_live_small_dead_on_return() {
     play_hand(&mut t); // big blind passes 6 on its way to 7
     assert_eq!(t.positions(), pos(2, 4, 7));
     assert!(t.seat(6).unwrap().missed_big);
+    // Everyone at the table sees what the seat owes.
+    let view = shared::view::table_view(&t, shared::view::Viewer::Spectator, 2);
+    let seat = view.seats[6].as_ref().unwrap();
+    assert!(seat.missed_big && !seat.missed_small, "{seat:?}");
     t.sit_in(6, true).unwrap();
     // Next hand has button 4 and big blind 0: seat 6 sits between them and waits.
     let e = play_hand(&mut t);
@@ -226,6 +230,8 @@ fn rule_7_missed_blinds_are_posted_big_live_small_dead_on_return() {
     assert!(posted.contains(&(6, BlindKind::Big)), "{posted:?}");
     assert!(posted.contains(&(6, BlindKind::DeadSmall)), "{posted:?}");
     assert!(!t.seat(6).unwrap().missed_big);
+    let view = shared::view::table_view(&t, shared::view::Viewer::Spectator, 4);
+    assert!(!view.seats[6].as_ref().unwrap().missed_big);
 }
 
 #[test]

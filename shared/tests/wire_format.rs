@@ -194,6 +194,21 @@ fn every_server_message_keeps_its_wire_format() {
             text: "gl".into(),
             at: Some(1_796_212_800_000),
         },
+        // A seat that missed both blinds sitting out.
+        ServerMessage::Snapshot {
+            table: "lyon".into(),
+            seq: 12,
+            view: Box::new({
+                let mut view = table_view(&table, Viewer::Spectator, 12);
+                if let Some(Some(seat)) = view.seats.iter_mut().find(|s| s.is_some()) {
+                    seat.missed_big = true;
+                    seat.missed_small = true;
+                }
+                view
+            }),
+            clock: None,
+            log: Vec::new(),
+        },
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
     ];

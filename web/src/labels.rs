@@ -183,6 +183,17 @@ pub fn table_terms(t: &Text, view: &shared::protocol::TableView) -> String {
     terms
 }
 
+/// "owes SB + BB": the blinds a seat missed while sitting out, if any.
+pub fn owed(t: &Text, seat: &shared::protocol::SeatView) -> Option<String> {
+    let blinds = match (seat.missed_small, seat.missed_big) {
+        (true, true) => format!("{} + {}", t.small_blind_marker, t.big_blind_marker),
+        (false, true) => t.big_blind_marker.to_string(),
+        (true, false) => t.small_blind_marker.to_string(),
+        (false, false) => return None,
+    };
+    Some(fill(t.owes, "", blinds))
+}
+
 /// "21:07": a time in milliseconds since the Unix epoch, in the reader's time zone (browser
 /// only: it asks the browser's `Date`).
 pub fn clock_time(at: u64) -> String {
@@ -358,6 +369,25 @@ mod tests {
             "{}",
             table_terms(&FR, &view)
         );
+    }
+
+    #[test]
+    fn a_seat_that_missed_blinds_says_which_it_owes() {
+        let table =
+            shared::table::Table::new(shared::table::TableConfig::new(Stakes::no_limit(5, 10), 6))
+                .expect("table");
+        let mut table = table;
+        table
+            .sit(0, shared::table::PlayerId(1), "ann".into(), 500, true)
+            .expect("a seat");
+        let view = shared::view::table_view(&table, shared::view::Viewer::Spectator, 0);
+        let mut seat = view.seats[0].clone().expect("ann's seat");
+        assert_eq!(owed(&EN, &seat), None);
+        seat.missed_big = true;
+        assert_eq!(owed(&EN, &seat).as_deref(), Some("owes BB"));
+        seat.missed_small = true;
+        assert_eq!(owed(&EN, &seat).as_deref(), Some("owes SB + BB"));
+        assert_eq!(owed(&FR, &seat).as_deref(), Some("doit PB + GB"));
     }
 
     #[test]

@@ -448,6 +448,28 @@ await a.click('[data-test=hands] a.button');
 await a.waitForSelector('[data-test=replay-next]');
 for (let i = 0; i < 6; i++) await a.click('[data-test=replay-next]');
 await a.screenshot({ path: `${SHOTS}/replay.png` });
+// Jumps to a street, and autoplay at double speed to the end.
+{
+  const stepOf = async () => Number(((await a.textContent('[data-test=replay-step]')) ?? '').match(/\d+/)?.[0]);
+  await a.click('[data-test=replay-street][data-street=preflop]');
+  const preflop = await stepOf();
+  if (!(preflop > 0)) fail(`the preflop jump should land after the deal, got step ${preflop}`);
+  if (await a.locator('[data-test=replay-street][data-street=flop]').count()) {
+    await a.click('[data-test=replay-street][data-street=flop]');
+    const board = await a.locator('[data-test=board] svg.card').count();
+    if (board !== 3) fail(`the flop jump should show 3 board cards, saw ${board}`);
+  }
+  await a.selectOption('[data-test=replay-speed]', '200');
+  const before = await stepOf();
+  await a.click('[data-test=replay-play]');
+  await a.waitForFunction((b) => Number(document.querySelector('[data-test=replay-step]').textContent.match(/\d+/)[0]) >= b + 2, before, { timeout: 5000 })
+    .catch(() => fail('autoplay did not step on its own'));
+  await a.click('[data-test=replay-play]');
+  const paused = await stepOf();
+  await sleep(1200);
+  if ((await stepOf()) !== paused) fail('autoplay kept going after a pause');
+  console.log(`replayer: jumps to the streets, autoplay stepped ${before} -> ${paused} at 2x and stopped on pause`);
+}
 
 // Account security: the password change form, under the content security policy.
 await a.goto(`${BASE}/#/account`);

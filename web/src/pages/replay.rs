@@ -10,7 +10,7 @@ use shared::table::SeatStatus;
 
 use crate::api;
 use crate::i18n::{self, fill};
-use crate::labels::log_line;
+use crate::labels::{self, log_line};
 use crate::table::felt::Felt;
 use crate::table::state::{LogEntry, Showdown, event_seat};
 
@@ -35,6 +35,8 @@ fn frames(hand: &HandView) -> Frames {
                 live: true,
                 all_in: false,
                 cards: None,
+                missed_big: false,
+                missed_small: false,
             });
         }
     }
@@ -179,6 +181,8 @@ fn frames(hand: &HandView) -> Frames {
                         if let Some(Some(s)) = view.seats.get_mut(usize::from(*n)) {
                             s.stack = *stack;
                             s.bet = 0;
+                            // Over: nobody is all in any more, whatever they won.
+                            s.all_in = false;
                         }
                     }
                 }
@@ -213,6 +217,38 @@ fn frames(hand: &HandView) -> Frames {
     out
 }
 
+/// The step at which each street's cards are out (preflop: once the hole cards are dealt),
+/// for the replayer's jumps. `log[i]` is shown from step `i + 1`.
+fn street_steps(log: &[LogEntry]) -> Vec<(Street, usize)> {
+    let mut steps = Vec::new();
+    let dealt = log
+        .iter()
+        .rposition(|e| matches!(e.event, ViewEvent::Dealt(_)));
+    if let Some(i) = dealt {
+        steps.push((Street::Preflop, i + 1));
+    }
+    for (i, e) in log.iter().enumerate() {
+        if let ViewEvent::Public(Event::BoardDealt { street, .. }) = e.event {
+            steps.push((street, i + 1));
+        }
+    }
+    steps
+}
+
+/// A street's name in the page's markup (for tests), not shown.
+fn street_name(street: Street) -> &'static str {
+    match street {
+        Street::Preflop => "preflop",
+        Street::Flop => "flop",
+        Street::Turn => "turn",
+        Street::River => "river",
+    }
+}
+
+/// Autoplay speeds, in per cent of one step a second (integers: float formatting and
+/// parsing would add ~13 KB to the bundle).
+const SPEEDS: [(u32, &str); 3] = [(50, "½×"), (100, "1×"), (200, "2×")];
+
 #[component]
 pub fn ReplayPage(id: String) -> impl IntoView {
     let t = i18n::current();
@@ -238,6 +274,32 @@ fn Replayer(hand: HandView) -> impl IntoView {
     } = frames(&hand);
     let last = views.len().saturating_sub(1);
     let step = RwSignal::new(0usize);
+    let streets = street_steps(&log);
+    let playing = RwSignal::new(false);
+    let speed = RwSignal::new(100u32);
+    // Autoplay: one step per period, rescheduled after every step; a timer left over from
+    // before a pause, a jump or a change of speed finds its generation stale and does nothing.
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let (at, on, pace) = (step.get(), playing.get(), speed.get());
+        generation.update_value(|g| *g += 1);
+        if !on {
+            return;
+        }
+        if at >= last {
+            playing.set(false);
+            return;
+        }
+        let mine = generation.get_value();
+        set_timeout(
+            move || {
+                if generation.get_value() == mine {
+                    step.update(|s| *s = (*s + 1).min(last));
+                }
+            },
+            std::time::Duration::from_millis(100_000 / u64::from(pace.max(1))),
+        );
+    });
     let views = StoredValue::new(views);
     let showdowns = StoredValue::new(showdowns);
     let log = StoredValue::new(log);
@@ -262,10 +324,74 @@ fn Replayer(hand: HandView) -> impl IntoView {
             <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || { step.get() >= last } data-test="replay-next">{t.next}" ▶"</button>
             <button on:click=move |_| step.set(last) disabled=move || { step.get() >= last }>{t.last}" ⏭"</button>
         </div>
+        <div class="replay-controls">
+            <button data-test="replay-play" on:click=move |_| {
+                if step.get_untracked() >= last {
+                    step.set(0);
+                }
+                playing.update(|p| *p = !*p);
+            }>{move || if playing.get() { t.pause_replay } else { t.play }}</button>
+            <label>{t.speed}" "
+                <select data-test="replay-speed" on:change=move |ev| {
+                    if let Ok(x) = event_target_value(&ev).parse::<u32>() {
+                        speed.set(x);
+                    }
+                }>
+                    {SPEEDS.iter().map(|&(x, label)| view! { <option value=x.to_string() selected=x == 100>{label}</option> }).collect_view()}
+                </select>
+            </label>
+            {streets.into_iter().map(|(street, at)| view! {
+                <button data-test="replay-street" data-street=street_name(street)
+                    class:current=move || step.get() == at
+                    on:click=move |_| { playing.set(false); step.set(at); }>{labels::street(t, street)}</button>
+            }).collect_view()}
+        </div>
         <ol class="log replay-log">
             {move || log.with_value(|entries| {
                 entries.iter().take(step.get()).filter_map(|e| log_line(t, e)).map(|line| view! { <li>{line}</li> }).collect_view()
             })}
         </ol>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::card::Card;
+    use shared::protocol::Dealt;
+
+    fn entry(event: ViewEvent) -> LogEntry {
+        LogEntry {
+            hand: 1,
+            event,
+            name: String::new(),
+            names: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_replayer_jumps_to_each_street_once_its_cards_are_out() {
+        let board = |street, cards| {
+            entry(ViewEvent::Public(Event::BoardDealt {
+                street,
+                cards: Card::parse_many(cards).unwrap_or_default(),
+            }))
+        };
+        let dealt = |seat| entry(ViewEvent::Dealt(Dealt { seat, cards: None }));
+        let log = vec![
+            entry(ViewEvent::Public(Event::HandStarted {
+                button: 0,
+                stacks: vec![(0, 100), (1, 100)],
+            })),
+            dealt(0),
+            dealt(1),
+            board(Street::Flop, "2c3d4h"),
+            board(Street::Turn, "5s"),
+        ];
+        assert_eq!(
+            street_steps(&log),
+            [(Street::Preflop, 3), (Street::Flop, 4), (Street::Turn, 5)]
+        );
+        assert!(street_steps(&[]).is_empty());
     }
 }

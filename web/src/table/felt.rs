@@ -178,6 +178,7 @@ pub fn Felt(
                 _ if s.all_in => Some(t.all_in),
                 _ => None,
             };
+            let owed = (!s.live).then(|| labels::owed(t, &s)).flatten();
             view! {
                 <div class="hole" class:mine=move || is_me.get() data-test="hole">
                     {in_hand.then(|| (0..4).map(|i| card_or_back(cards.map(|c| c[i]))).collect_view())}
@@ -186,6 +187,7 @@ pub fn Felt(
                     <span class="name">{player_name(t, &s.name)}</span>
                     <span class="stack">{chips(s.stack)}</span>
                     {status.map(|st| view! { <span class="status">{st}</span> })}
+                    {owed.map(|o| view! { <span class="owed" data-test="owed">{o}</span> })}
                 </div>
             }
         };
