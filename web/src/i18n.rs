@@ -216,6 +216,11 @@ pub struct Text {
     pub run_n: &'static str,
     // Hand labels.
     pub ranks: [&'static str; 13],
+    /// Clubs, diamonds, hearts, spades, as a card's name says them.
+    pub suits: [&'static str; 4],
+    /// `{n}`: a rank, `{a}`: a suit ("ace of hearts").
+    pub card_words: &'static str,
+    pub skip_to_actions: &'static str,
     pub rank_plurals: [&'static str; 13],
     pub royal_flush: &'static str,
     pub straight_flush: &'static str,
@@ -484,6 +489,9 @@ pub static EN: Text = Text {
         "deuce", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen",
         "king", "ace",
     ],
+    suits: ["clubs", "diamonds", "hearts", "spades"],
+    card_words: "{n} of {a}",
+    skip_to_actions: "Skip to your actions",
     rank_plurals: [
         "deuces", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens",
         "jacks", "queens", "kings", "aces",
@@ -754,6 +762,9 @@ pub static FR: Text = Text {
         "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "valet", "dame",
         "roi", "as",
     ],
+    suits: ["trèfle", "carreau", "cœur", "pique"],
+    card_words: "{n} de {a}",
+    skip_to_actions: "Aller à vos actions",
     rank_plurals: [
         "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "valets", "dames",
         "rois", "as",
@@ -1024,6 +1035,9 @@ pub static IT: Text = Text {
         "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "fante",
         "donna", "re", "asso",
     ],
+    suits: ["fiori", "quadri", "cuori", "picche"],
+    card_words: "{n} di {a}",
+    skip_to_actions: "Vai alle tue azioni",
     rank_plurals: [
         "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove", "dieci", "fanti",
         "donne", "re", "assi",

@@ -222,8 +222,34 @@ pub fn error_code(code: ErrorCode) -> &'static str {
     }
 }
 
+/// "ace of hearts, deuce of clubs": cards as a screen reader should say them.
+pub fn cards_words(t: &Text, cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(|c| {
+            let rank = rank_word(t, c.rank(), false);
+            fill(t.card_words, rank, t.suits[c.suit() as usize])
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One hand-log line, or `None` for events that say nothing new to a reader.
 pub fn log_line(t: &Text, entry: &LogEntry) -> Option<String> {
+    log_line_with(t, entry, |_, cards| cards_text(cards))
+}
+
+/// The same line with its cards in words, for the screen-reader announcements.
+pub fn spoken_line(t: &Text, entry: &LogEntry) -> Option<String> {
+    log_line_with(t, entry, cards_words)
+}
+
+fn log_line_with(
+    t: &Text,
+    entry: &LogEntry,
+    cards_text: impl Fn(&Text, &[Card]) -> String,
+) -> Option<String> {
+    let cards_text = |cards: &[Card]| cards_text(t, cards);
     let name = player_name(t, &entry.name);
     let n = name.as_str();
     let event = match &entry.event {
@@ -369,6 +395,31 @@ mod tests {
             "{}",
             table_terms(&FR, &view)
         );
+    }
+
+    #[test]
+    fn a_screen_reader_hears_the_cards_in_words() {
+        let cards = Card::parse_many("Ah2cTd").unwrap_or_default();
+        assert_eq!(
+            cards_words(&EN, &cards),
+            "ace of hearts, deuce of clubs, ten of diamonds"
+        );
+        assert_eq!(cards_words(&FR, &cards[..1]), "as de cœur");
+        assert_eq!(cards_words(&IT, &cards[..1]), "asso di cuori");
+        let entry = LogEntry {
+            hand: 7,
+            event: ViewEvent::Public(Event::BoardDealt {
+                street: Street::Flop,
+                cards,
+            }),
+            name: String::new(),
+            names: Vec::new(),
+        };
+        assert_eq!(
+            spoken_line(&EN, &entry).as_deref(),
+            Some("Flop: ace of hearts, deuce of clubs, ten of diamonds")
+        );
+        assert_eq!(log_line(&EN, &entry).as_deref(), Some("Flop: A♥ 2♣ 10♦"));
     }
 
     #[test]

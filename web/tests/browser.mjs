@@ -295,6 +295,16 @@ while (Date.now() < deadline) {
         fail(`the clock bar shows ${later.percent.toFixed(0)}% left with ${later.secs}s of ${first.secs}s`);
       }
       console.log(`clock: ${later.secs}s of ${first.secs}s left, bar at ${later.percent.toFixed(0)}%`);
+      // Screen readers: the live region says it is this player's turn, the last event with
+      // its cards in words; the skip link lands on the action bar.
+      const said = (await page.textContent('[data-test=announce]')) ?? '';
+      if (!said.includes('Your turn')) fail(`the live region should say it is the player's turn, says "${said}"`);
+      if (/[♣♦♥♠]/.test(said)) fail(`the live region should say cards in words, says "${said}"`);
+      await page.focus('[data-test=skip-to-actions]');
+      await page.keyboard.press('Enter');
+      const focused = await page.evaluate(() => !!document.activeElement?.closest('[data-test=actions]'));
+      if (!focused) fail('the skip link did not move the focus to the action bar');
+      console.log(`screen reader: "${said}"; the skip link focuses the action bar`);
     }
     const board = await page.locator('[data-test=board] svg.card').count();
     // Spectators must see no face-up hole card while the hand is being played. The

@@ -266,8 +266,37 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     }
     on_cleanup(move || document().set_title(&page_title));
 
+    // Said by screen readers as it changes: the last thing that happened, in words, and
+    // whether it is the reader's turn.
+    let announcement = Memo::new(move |_| {
+        let last = store.table.with(|s| {
+            s.as_ref()
+                .and_then(|s| s.log.iter().rev().find_map(|e| labels::spoken_line(t, e)))
+        });
+        match (last, my_turn.get()) {
+            (Some(line), true) => format!("{line}. {}", t.your_turn),
+            (Some(line), false) => line,
+            (None, true) => t.your_turn.to_string(),
+            (None, false) => String::new(),
+        }
+    });
+    // The hash is the page's route, so the skip link moves the focus itself.
+    let skip_to_actions = move |_| {
+        use wasm_bindgen::JsCast;
+        if let Some(button) = document()
+            .query_selector("[data-test=actions] button, .seat-controls button")
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = button.focus();
+        }
+    };
+
     view! {
         <section class="table-page">
+            <button type="button" class="skip-link" data-test="skip-to-actions" on:click=skip_to_actions>{t.skip_to_actions}</button>
+            <div class="sr-only" role="status" aria-live="polite" data-test="announce">{announcement}</div>
             <h1 class="table-title">{title}</h1>
             <HomeLine view />
             <Show when=move || loaded.get() fallback=move || view! { <p>{t.loading}</p> }>
