@@ -19,7 +19,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; th
 fi
 
 # wasm-opt from npm's binaryen 132; Debian's binaryen 108 writes a broken module silently.
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
     npm ci --no-audit --no-fund
 fi
 

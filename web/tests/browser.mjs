@@ -17,6 +17,22 @@ const HANDS = Number(process.env.HANDS ?? 6);
 fs.mkdirSync(SHOTS, { recursive: true });
 
 const fail = (msg) => { throw new Error(msg); };
+
+// axe-core, evaluated in the page through the driver (not a script tag, which the content
+// security policy refuses): the serious and critical accessibility violations of a page.
+const axeSource = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const axeFindings = [];
+const axeCheck = async (page, name) => {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  axeFindings.push(...found.map((f) => `${name}: ${f}`));
+  return found.length;
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const browser = await chromium.launch({
@@ -105,9 +121,24 @@ async function checkValidation(page) {
   if (!text || !text.includes('3 to 20')) fail(`expected an in-place username error, got "${text}"`);
 }
 
+let focusTrapChecked = false;
 async function sit(page) {
   await page.goto(`${BASE}/#/table/${TABLE}?sit`);
   await page.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+  if (!focusTrapChecked) {
+    // The dialog has the focus, and Tab and Shift+Tab keep it there.
+    focusTrapChecked = true;
+    const inDialog = () => page.evaluate(() => !!document.activeElement?.closest('[data-test=buy-in]'));
+    if (!(await inDialog())) fail('the buy-in dialog does not take the focus');
+    for (const key of ['Shift+Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page.keyboard.press(key);
+      if (!(await inDialog())) fail(`${key} took the focus out of the buy-in dialog`);
+    }
+    const controls = await page.locator('[data-test=buy-in] :is(input, button, select)').count();
+    for (let i = 0; i <= controls; i++) await page.keyboard.press('Tab');
+    if (!(await inDialog())) fail('tabbing through the buy-in dialog left it');
+    console.log(`buy-in dialog: focused on open, Tab and Shift+Tab stay among its ${controls} controls`);
+  }
   await page.click('[data-test=buy-in-ok]');
   await page.waitForSelector('.seat.me', { timeout: 10000 });
 }
@@ -179,6 +210,7 @@ await register(b, names[1]);
 await a.goto(`${BASE}/#/lobby`);
 await a.waitForSelector(`[data-table=${TABLE}]`);
 await a.screenshot({ path: `${SHOTS}/lobby.png` });
+await axeCheck(a, 'lobby');
 
 await spectator.goto(`${BASE}/#/table/${TABLE}`);
 await spectator.waitForSelector('[data-test=felt]');
@@ -335,6 +367,7 @@ while (Date.now() < deadline) {
       console.log(`hand strength on the flop: ${line.trim()}`);
       await page.screenshot({ path: `${SHOTS}/table-in-play.png` });
       await spectator.screenshot({ path: `${SHOTS}/spectator.png` });
+      await axeCheck(page, 'table');
       playShot = true;
     }
     // Every third hand the first player to act folds, so some hole cards are never shown.
@@ -458,6 +491,7 @@ await a.click('[data-test=hands] a.button');
 await a.waitForSelector('[data-test=replay-next]');
 for (let i = 0; i < 6; i++) await a.click('[data-test=replay-next]');
 await a.screenshot({ path: `${SHOTS}/replay.png` });
+await axeCheck(a, 'replayer');
 // Jumps to a street, and autoplay at double speed to the end.
 {
   const stepOf = async () => Number(((await a.textContent('[data-test=replay-step]')) ?? '').match(/\d+/)?.[0]);
@@ -488,6 +522,7 @@ await a.fill('[data-test=change-password] input[name=new]', 'a brand new secret'
 await a.click('[data-test=change-password] button[type=submit]');
 await a.waitForSelector('[data-test=password-changed]', { timeout: 10000 });
 console.log('account: password changed from the account page');
+await axeCheck(a, 'account');
 
 // An all-in before the flop at a second table: a spectator sees the board come out a street
 // at a time with each hand's equity on its seat, then the showdown without it.
@@ -717,6 +752,8 @@ await expectText(fr, '.log-box h2', 'Historique');
 await fr.screenshot({ path: `${SHOTS}/table-fr.png` });
 
 await browser.close();
+if (axeFindings.length) fail(`axe-core found serious or critical violations:\n  ${axeFindings.join('\n  ')}`);
+console.log('axe-core: 0 serious, 0 critical on the lobby, the table in play, the replayer and the account page');
 if (cspViolations.length) fail(`content security policy violations:\n${[...new Set(cspViolations)].join('\n')}`);
 console.log('content security policy: on, no violation');
 console.log(`PASS (${seenHands.size} hands, showdown screenshot: ${showdownShot})`);

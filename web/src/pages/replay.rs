@@ -343,7 +343,10 @@ fn Replayer(hand: HandView) -> impl IntoView {
             {streets.into_iter().map(|(street, at)| view! {
                 <button data-test="replay-street" data-street=street_name(street)
                     class:current=move || step.get() == at
-                    on:click=move |_| { playing.set(false); step.set(at); }>{labels::street(t, street)}</button>
+                    on:click=move |_| { playing.set(false); step.set(at); }>{match street {
+                        Street::Preflop => t.preflop,
+                        later => labels::street(t, later),
+                    }}</button>
             }).collect_view()}
         </div>
         <ol class="log replay-log">

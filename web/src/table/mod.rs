@@ -468,6 +468,38 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
     }
 }
 
+/// Tab from a modal's last control goes to its first, Shift+Tab from its first to its last:
+/// the focus stays in the dialog while it is open.
+fn keep_focus_inside(ev: &leptos::ev::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(dialog) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let Ok(found) = dialog.query_selector_all("input, button, select, textarea, a[href]") else {
+        return;
+    };
+    let controls: Vec<web_sys::HtmlElement> = (0..found.length())
+        .filter_map(|i| found.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .filter(|e| !e.has_attribute("disabled"))
+        .collect();
+    let (Some(first), Some(last)) = (controls.first(), controls.last()) else {
+        return;
+    };
+    let active = document().active_element();
+    let at =
+        |e: &web_sys::HtmlElement| active.as_ref() == Some(e.unchecked_ref::<web_sys::Element>());
+    let to = match ev.shift_key() {
+        true if at(first) => last,
+        false if at(last) => first,
+        _ => return,
+    };
+    ev.prevent_default();
+    let _ = to.focus();
+}
+
 /// When the clock's last seconds begin, for the time-low tone.
 const LOW_TIME_MS: f64 = 5000.0;
 
@@ -528,7 +560,11 @@ fn BuyIn(
         }>
             <form class="modal panel" on:submit=submit data-test="buy-in" role="dialog" aria-modal="true"
                 aria-labelledby="buy-in-title"
-                on:keydown=move |ev| if ev.key() == "Escape" { ev.prevent_default(); close() }>
+                on:keydown=move |ev| match ev.key().as_str() {
+                    "Escape" => { ev.prevent_default(); close() }
+                    "Tab" => keep_focus_inside(&ev),
+                    _ => {}
+                }>
                 <h2 id="buy-in-title">{t.buy_in}" · "{t.seat_number.replace("{a}", &(u16::from(seat) + 1).to_string())}" · "{blinds}</h2>
                 <label>
                     <span>{t.amount}</span>
