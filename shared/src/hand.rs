@@ -25,6 +25,18 @@ pub enum Street {
     River,
 }
 
+impl Street {
+    /// The board cards out before this street's are dealt: what a second run dealt from this
+    /// street shares with the first board.
+    pub fn board_before(self) -> usize {
+        match self {
+            Street::Preflop | Street::Flop => 0,
+            Street::Turn => 3,
+            Street::River => 4,
+        }
+    }
+}
+
 /// What a player puts in before the cards are dealt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -9,13 +9,11 @@ use shared::api::{CreatedTable, HostedTables, Invite};
 use shared::format::{BlindKind, Event};
 use shared::hand::Action;
 use shared::history::HandRecord;
-use shared::protocol::{
-    ClientMessage, ErrorCode, HostAction, SeatRequest, ServerMessage, ViewEvent,
-};
+use shared::protocol::{ClientMessage, ErrorCode, HostAction, SeatRequest, ServerMessage};
 use shared::table::SeatStatus;
 
 use crate::helpers::{TestApp, plain_browser, spawn_with};
-use crate::tables::{play, sit};
+use crate::tables::{play, play_with, sit};
 use crate::ws::{Client, connect, register};
 
 fn body(private: bool) -> Value {
@@ -56,8 +54,9 @@ async fn invite_status(app: &TestApp, token: &str) -> u16 {
         .as_u16()
 }
 
-async fn lobby_ids(app: &TestApp) -> Vec<String> {
-    let v: Value = plain_browser()
+/// The public lobby's rows, as `/api/tables` answers them.
+async fn lobby_rows(app: &TestApp) -> Vec<Value> {
+    let mut v: Value = plain_browser()
         .get(app.url("/api/tables"))
         .send()
         .await
@@ -65,9 +64,15 @@ async fn lobby_ids(app: &TestApp) -> Vec<String> {
         .json()
         .await
         .expect("json");
-    v["tables"]
-        .as_array()
-        .expect("tables")
+    match v["tables"].take() {
+        Value::Array(rows) => rows,
+        other => panic!("no tables in the lobby: {other}"),
+    }
+}
+
+async fn lobby_ids(app: &TestApp) -> Vec<String> {
+    lobby_rows(app)
+        .await
         .iter()
         .filter_map(|t| t["id"].as_str().map(String::from))
         .collect()
@@ -717,36 +722,12 @@ async fn a_restart_restores_a_private_table_with_its_host_link_and_seats() {
 
 /// Raises as much as allowed, else calls or checks, until `c` has seen `hands` hands end.
 async fn shove(c: &mut Client, table: &str, hands: usize) {
-    let mut ended = 0;
-    let mut acted_at = None;
-    while ended < hands {
-        if let Some(view) = c.view.clone()
-            && let Some(legal) = view.legal
-            && acted_at != Some(c.seq)
-        {
-            acted_at = Some(c.seq);
-            let action = match legal.raise {
-                Ok(bounds) => Action::RaiseTo { to: bounds.max_to },
-                Err(_) if legal.can_check => Action::Check,
-                Err(_) => Action::Call,
-            };
-            c.send(&ClientMessage::Act {
-                table: table.into(),
-                hand: view.hand,
-                action,
-            })
-            .await;
-        }
-        let Some(msg) = c.recv().await else {
-            panic!("closed")
-        };
-        if let ServerMessage::Events { events, .. } = &msg {
-            ended += events
-                .iter()
-                .filter(|e| matches!(e, ViewEvent::Public(Event::HandEnded { .. })))
-                .count();
-        }
-    }
+    play_with(c, table, hands, |legal| match legal.raise {
+        Ok(bounds) => Action::RaiseTo { to: bounds.max_to },
+        Err(_) if legal.can_check => Action::Check,
+        Err(_) => Action::Call,
+    })
+    .await
 }
 
 #[tokio::test]
@@ -757,17 +738,10 @@ async fn a_table_opened_to_run_twice_with_straddles_deals_both_and_keeps_every_c
     options["run_twice"] = json!(true);
     options["straddle"] = json!(true);
     let table = create(&app, &ann, &options).await.table;
-    let lobby: Value = plain_browser()
-        .get(app.url("/api/tables"))
-        .send()
-        .await
-        .expect("lobby")
-        .json()
-        .await
-        .expect("json");
-    let listed = lobby["tables"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["id"] == json!(table)))
+    let lobby = lobby_rows(&app).await;
+    let listed = lobby
+        .iter()
+        .find(|t| t["id"] == json!(table))
         .expect("listed");
     assert_eq!(
         (&listed["run_twice"], &listed["straddle"]),

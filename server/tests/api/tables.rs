@@ -52,7 +52,25 @@ async fn heads_up(def: TableDef, buy_in: u64) -> HeadsUp {
 }
 
 /// Plays whatever is legal for `c` (check, else call) until it has seen `hands` hands end.
+/// Checks or calls until `c` has seen `hands` hands end.
 pub(crate) async fn play(c: &mut Client, table: &str, hands: usize) {
+    play_with(c, table, hands, |legal| {
+        if legal.can_check {
+            Action::Check
+        } else {
+            Action::Call
+        }
+    })
+    .await
+}
+
+/// Acts with `choose` whenever `c` is to act, until it has seen `hands` hands end.
+pub(crate) async fn play_with(
+    c: &mut Client,
+    table: &str,
+    hands: usize,
+    choose: impl Fn(&shared::hand::Legal) -> Action,
+) {
     let mut ended = 0;
     let mut acted_at = None;
     while ended < hands {
@@ -62,11 +80,7 @@ pub(crate) async fn play(c: &mut Client, table: &str, hands: usize) {
             && acted_at != Some(c.seq)
         {
             acted_at = Some(c.seq);
-            let action = if legal.can_check {
-                Action::Check
-            } else {
-                Action::Call
-            };
+            let action = choose(&legal);
             c.send(&ClientMessage::Act {
                 table: table.into(),
                 hand: view.hand,

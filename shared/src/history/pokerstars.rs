@@ -335,12 +335,7 @@ impl<'a> StarsHand<'a> {
     /// Run twice, PokerStars writes the second run as "SECOND" streets, on the board so far.
     fn second_run_dealt(&mut self, street: Street, cards: &[Card]) {
         if self.second_board.is_empty() {
-            let shared = match street {
-                Street::Preflop | Street::Flop => 0,
-                Street::Turn => 3,
-                Street::River => 4,
-            };
-            self.second_board = self.board.iter().take(shared).copied().collect();
+            self.second_board = self.board[..street.board_before().min(self.board.len())].to_vec();
         }
         let name = match street {
             Street::Preflop | Street::Flop => "FLOP",

@@ -158,12 +158,8 @@ fn frames(hand: &HandView) -> Frames {
                 (Event::SecondRunDealt { street, cards }, _) => {
                     // The second board starts with the cards dealt before the all-in.
                     if view.second_board.is_empty() {
-                        let shared = match street {
-                            Street::Preflop | Street::Flop => 0,
-                            Street::Turn => 3,
-                            Street::River => 4,
-                        };
-                        view.second_board = view.board.iter().take(shared).copied().collect();
+                        let shared = street.board_before().min(view.board.len());
+                        view.second_board = view.board[..shared].to_vec();
                     }
                     view.second_board.extend(cards);
                 }

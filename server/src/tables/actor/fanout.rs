@@ -306,6 +306,17 @@ mod tests {
         }
     }
 
+    /// A private player's table that shows the game to its seated players only.
+    fn no_spectators() -> HomeView {
+        HomeView {
+            host: "p0".into(),
+            paused: false,
+            private: true,
+            spectators: false,
+            seat_approval: false,
+        }
+    }
+
     fn watch(
         w: &mut Watchers,
         conn: ConnId,
@@ -421,13 +432,7 @@ mod tests {
     #[test]
     fn at_a_table_without_spectators_only_the_seated_read_the_chat() {
         let table = table();
-        let home = HomeView {
-            host: "p0".into(),
-            paused: false,
-            private: true,
-            spectators: false,
-            seat_approval: false,
-        };
+        let home = no_spectators();
         let mut w = Watchers::default();
         let mut player = watch(&mut w, 1, Some(1), 64);
         let mut outsider = watch(&mut w, 2, Some(99), 64);
@@ -456,13 +461,7 @@ mod tests {
             .iter()
             .map(format::Event::from)
             .collect();
-        let home = HomeView {
-            host: "p0".into(),
-            paused: false,
-            private: true,
-            spectators: false,
-            seat_approval: false,
-        };
+        let home = no_spectators();
         let mut w = Watchers::default();
         let mut rx = [watch(&mut w, 1, Some(1), 8), watch(&mut w, 2, None, 8)];
         let mut logs = |home: Option<&HomeView>| -> Vec<Vec<shared::protocol::ViewEvent>> {
