@@ -12,6 +12,7 @@ pub mod eval;
 pub mod format;
 pub mod hand;
 pub mod history;
+pub mod patch;
 pub mod pot;
 pub mod protocol;
 pub mod rules;

@@ -8,18 +8,20 @@ use serde::{Deserialize, Serialize};
 use crate::card::Card;
 use crate::format::Event;
 use crate::hand::{Action, Legal, Street};
+use crate::patch::ViewPatch;
 use crate::pot::Pot;
 use crate::rules::{Chips, Stakes};
 use crate::table::SeatStatus;
 
-/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v4.jsonl`.
+/// The version of this protocol's layout, pinned by `shared/tests/fixtures/*_messages_v5.jsonl`.
 /// Earlier versions' files still read: version 2 added `format::Event::Equity`, version 3 the
 /// home games (`Watch`'s `invite`, `Host`, `HostPanel`, `TableView::home` and `name`, `LobbyTable::host`
 /// and their error codes), version 4 run it twice and the straddle (`Straddle`, the table
 /// options and second board in `TableView` and `LobbyTable`, and the events of
-/// `format` version 3; a snapshot's `log`, a chat line's `at` and a seat's missed blinds). A change to the layout is a new version (and the fixtures of the old one
-/// stay).
-pub const PROTOCOL_VERSION: u32 = 4;
+/// `format` version 3; a snapshot's `log`, a chat line's `at` and a seat's missed blinds),
+/// version 5 events that carry what changed in the view (`since` and `patch`) rather than
+/// all of it. A change to the layout is a new version (and the fixtures of the old one stay).
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;
@@ -388,11 +390,20 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         log: Vec<ViewEvent>,
     },
+    /// What happened, and the view it left. Since version 5 the view comes as what changed
+    /// (`patch`) from the view this audience was sent at `since` (a snapshot's or an earlier
+    /// message's `seq`); a client that does not hold that view asks for a snapshot. Up to
+    /// version 4 every message carried the whole `view`, which still reads.
     Events {
         table: TableId,
         seq: u64,
         events: Vec<ViewEvent>,
-        view: Box<TableView>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<Box<TableView>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        patch: Option<Box<ViewPatch>>,
         clock: Option<Clock>,
     },
     Chat {

@@ -1,5 +1,6 @@
 //! The wire protocol, pinned: one example of every server and client message, written by the
-//! code and compared byte for byte with `tests/fixtures/*_messages_v4.jsonl` and
+//! code and compared byte for byte with `tests/fixtures/server_messages_v5.jsonl`,
+//! `client_messages_v4.jsonl` (version 5 changed server messages only) and
 //! `events_v3.jsonl`, then read back. Browsers
 //! still running the previous bundle talk to a new server during an upgrade, so a change here
 //! must be a deliberate new version, never an accident; and every earlier version's files
@@ -11,6 +12,7 @@ mod common;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use shared::patch::ViewPatch;
 use shared::protocol::{
     ClientMessage, Clock, ErrorCode, HomeView, HostAction, LobbyTable, PreAction, RequestId,
     SeatRequest, ServerMessage,
@@ -54,8 +56,11 @@ fn every_server_message_keeps_its_wire_format() {
     table.sit(0, PlayerId(1), "ann".into(), 500, true).unwrap();
     table.sit(3, PlayerId(2), "bob".into(), 500, true).unwrap();
     let mut events = table.start_hand(Deck::ordered()).unwrap();
+    let before = table_view(&table, Viewer::Spectator, 12);
     let to_act = table.hand().and_then(|h| h.to_act()).unwrap();
-    events.extend(table.act(to_act, Action::RaiseTo { to: 30 }).unwrap());
+    let raised = table.act(to_act, Action::RaiseTo { to: 30 }).unwrap();
+    let after = table_view(&table, Viewer::Spectator, 12);
+    events.extend(raised);
     let clock = Some(Clock {
         seat: 3,
         remaining_ms: 19_500,
@@ -83,7 +88,9 @@ fn every_server_message_keeps_its_wire_format() {
                 .iter()
                 .map(|e| project(&e.into(), Viewer::Spectator))
                 .collect(),
-            view: Box::new(table_view(&table, Viewer::Spectator, 12)),
+            view: None,
+            since: Some(7),
+            patch: Some(Box::new(ViewPatch::between(&before, &after))),
             clock,
         },
         ServerMessage::Chat {
@@ -212,7 +219,7 @@ fn every_server_message_keeps_its_wire_format() {
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
     ];
-    common::golden("server_messages_v4.jsonl", &lines(&messages));
+    common::golden("server_messages_v5.jsonl", &lines(&messages));
 }
 
 #[test]
@@ -518,11 +525,12 @@ fn version_1_messages_and_events_still_read_unchanged() {
     same::<shared::format::Event>("events_v1.jsonl");
 }
 
-/// Versions 2 (before home games) and 3 (before run it twice and the straddle): every line
-/// still reads and writes back byte for byte, since later versions only added optional
-/// fields, messages, events and codes.
+/// Versions 2 (before home games), 3 (before run it twice and the straddle) and 4 (events
+/// with the whole view): every line still reads and writes back byte for byte, since later
+/// versions only added optional fields, messages, events and codes (version 5 made the
+/// events' whole view optional, beside the change that replaces it).
 #[test]
-fn version_2_and_3_messages_and_events_still_read_unchanged() {
+fn version_2_3_and_4_messages_and_events_still_read_unchanged() {
     let events = |l: &str| {
         serde_json::from_str::<shared::format::Event>(l).map(|m| serde_json::to_string(&m))
     };
@@ -541,6 +549,9 @@ fn version_2_and_3_messages_and_events_still_read_unchanged() {
         }),
         ("client_messages_v3.jsonl", |l: &str| {
             serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+        ("server_messages_v4.jsonl", |l: &str| {
+            serde_json::from_str::<ServerMessage>(l).map(|m| serde_json::to_string(&m))
         }),
     ] {
         for line in common::read_fixture(name).lines() {

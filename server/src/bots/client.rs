@@ -67,6 +67,9 @@ struct Stats {
     hands: u64,
     actions: u64,
     errors: u64,
+    /// Text frames and their bytes received by all bots in the window.
+    frames: u64,
+    bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -89,6 +92,11 @@ pub struct Report {
     pub action_to_broadcast_p99_ms: f64,
     pub action_to_broadcast_max_ms: f64,
     pub errors: u64,
+    /// What the server sent the players, all bots together, in the window.
+    pub frames_received: u64,
+    pub bytes_received: u64,
+    /// Bytes received by the table's players per hand dealt.
+    pub bytes_per_hand: u64,
 }
 
 pub async fn run(opts: Options) -> Result<Report, BotError> {
@@ -210,6 +218,9 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         action_to_broadcast_p99_ms: pct(0.99),
         action_to_broadcast_max_ms: pct(1.0),
         errors: s.errors,
+        frames_received: s.frames,
+        bytes_received: s.bytes,
+        bytes_per_hand: s.bytes / s.hands.max(1),
     })
 }
 
@@ -317,8 +328,10 @@ async fn bot(
     let mut sitting = false;
     let mut last_view: Option<Box<TableView>> = None;
     let mut last_seq = 0;
+    let mut resyncing = false;
     let mut pending: Option<(u64, Instant)> = None;
     let mut acted_for: Option<(u64, u64)> = None;
+    let (mut frames, mut bytes) = (0u64, 0u64);
     while Instant::now() < measured.end {
         let next = tokio::time::timeout(Duration::from_secs(1), ws.next()).await;
         let Ok(next) = next else { continue };
@@ -328,14 +341,55 @@ async fn bot(
             Some(Err(e)) => return Err(e.into()),
             None => return Err(BotError::Closed),
         };
+        if Instant::now() >= measured.start {
+            frames += 1;
+            bytes += text.len() as u64;
+        }
         let Ok(msg) = serde_json::from_str::<ServerMessage>(text.as_str()) else {
             continue;
         };
-        let (view, events, seq): (Box<TableView>, Vec<ViewEvent>, u64) = match msg {
-            ServerMessage::Snapshot { view, seq, .. } => (view, Vec::new(), seq),
+        let events: Vec<ViewEvent> = match msg {
+            ServerMessage::Snapshot { view, seq, .. } => {
+                last_view = Some(view);
+                last_seq = seq;
+                resyncing = false;
+                Vec::new()
+            }
             ServerMessage::Events {
-                view, events, seq, ..
-            } => (view, events, seq),
+                view,
+                since,
+                patch,
+                events,
+                seq,
+                ..
+            } => {
+                let follows = if let Some(view) = view {
+                    last_view = Some(view);
+                    true
+                } else {
+                    match (patch, since, last_view.as_deref_mut()) {
+                        (Some(patch), Some(since), Some(old)) if since <= last_seq => {
+                            patch.apply(old).is_ok()
+                        }
+                        _ => false,
+                    }
+                };
+                if !follows {
+                    // This change starts from a view the bot does not hold: ask for the
+                    // table once, and ignore changes until it comes.
+                    last_view = None;
+                    if !resyncing {
+                        resyncing = true;
+                        ws.send(send(&ClientMessage::Resync {
+                            table: table.to_string(),
+                        }))
+                        .await?;
+                    }
+                    continue;
+                }
+                last_seq = seq;
+                events
+            }
             ServerMessage::Error { code, message, .. } => {
                 tracing::debug!(%table, ?code, %message, "refused");
                 // A refused sit is most likely a seat someone else took first: try another
@@ -347,15 +401,14 @@ async fn bot(
                     continue;
                 }
                 sitting = false;
-                match last_view.clone() {
-                    Some(view) => (view, Vec::new(), last_seq),
-                    None => continue,
-                }
+                Vec::new()
             }
             _ => continue,
         };
-        let view: &TableView = last_view.insert(view);
-        last_seq = seq;
+        let Some(view) = last_view.as_deref() else {
+            continue;
+        };
+        let seq = last_seq;
         let my_seat = view.you;
         for e in &events {
             match e {
@@ -432,6 +485,10 @@ async fn bot(
             }))
             .await?;
         }
+    }
+    if let Ok(mut s) = stats.lock() {
+        s.frames += frames;
+        s.bytes += bytes;
     }
     let _ = ws
         .send(send(&ClientMessage::Leave {

@@ -146,8 +146,11 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
         mut b,
     } = two_players_sitting(Structure::NoLimit).await;
     let pool = app.pool.clone();
-    let running = a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
-    let ServerMessage::Events { view, .. } = running else {
+    let running = a.until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand_running && view.to_act.is_some())).await;
+    let ServerMessage::Events {
+        view: Some(view), ..
+    } = running
+    else {
         unreachable!()
     };
     let before = holdings(&pool).await;
@@ -164,7 +167,7 @@ async fn killing_the_server_mid_hand_voids_the_hand_and_loses_no_chip() {
             action: Action::RaiseTo { to: 300 },
         })
         .await;
-    actor.until(|m| matches!(m, ServerMessage::Events { view: v, .. } if v.pots.iter().map(|p| p.amount).sum::<u64>() >= 300)).await;
+    actor.until(|m| matches!(m, ServerMessage::Events { view: Some(v), .. } if v.pots.iter().map(|p| p.amount).sum::<u64>() >= 300)).await;
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     let running: i64 = sqlx::query("SELECT count(*) FROM hands WHERE status = 'running'")
@@ -217,7 +220,7 @@ async fn sigterm_lets_the_running_hand_finish_deals_no_new_one_and_exits() {
         ..
     } = two_players_sitting(Structure::FixedLimit).await;
     let pool = app.pool.clone();
-    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running && view.to_act.is_some())).await;
+    a.until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand_running && view.to_act.is_some())).await;
     let hands_before: i64 = sqlx::query("SELECT count(*) FROM hands")
         .fetch_one(&pool)
         .await

@@ -295,14 +295,14 @@ async fn without_spectators_people_without_a_seat_see_the_seats_only() {
     let outside = match first {
         ServerMessage::Snapshot { ref view, .. } if view.hand_running => first,
         _ => {
-            c.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+            c.until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand_running))
                 .await
         }
     };
     let (hidden, view, clock) = match outside {
         ServerMessage::Events {
             events,
-            view,
+            view: Some(view),
             clock,
             ..
         } => (events, view, clock),
@@ -319,7 +319,10 @@ async fn without_spectators_people_without_a_seat_see_the_seats_only() {
     // The host lets spectators in: cat sees the hand from the next message on.
     host(&mut a, &table, HostAction::SetSpectators { allowed: true }).await;
     c.until(|m| match m {
-        ServerMessage::Snapshot { view, .. } | ServerMessage::Events { view, .. } => {
+        ServerMessage::Snapshot { view, .. }
+        | ServerMessage::Events {
+            view: Some(view), ..
+        } => {
             view.home.as_ref().is_some_and(|h| h.spectators)
                 && view.seats.iter().flatten().any(|s| s.live || s.bet > 0)
         }
@@ -338,9 +341,9 @@ async fn a_paused_table_deals_no_new_hand_until_the_host_resumes() {
     sit(&mut b, &table, 1, 200).await;
     let quiet = a.drain(Duration::from_millis(800)).await;
     assert!(
-        quiet
-            .iter()
-            .all(|m| !matches!(m, ServerMessage::Events { view, .. } if view.hand_running)),
+        quiet.iter().all(
+            |m| !matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand_running)
+        ),
         "no hand while paused"
     );
     assert!(
@@ -453,7 +456,7 @@ async fn with_seat_approval_nothing_moves_until_the_host_decides() {
     assert_eq!(c.error().await.0, ErrorCode::AwaitingApproval);
 
     host(&mut a, &table, HostAction::Approve { seat: 1 }).await;
-    b.until(|m| matches!(m, ServerMessage::Snapshot { view, .. } | ServerMessage::Events { view, .. } if view.you == Some(1)))
+    b.until(|m| matches!(m, ServerMessage::Snapshot { view, .. } | ServerMessage::Events { view: Some(view), .. } if view.you == Some(1)))
         .await;
     assert_eq!(balance(&app, "bob").await, 9_800);
     host(&mut a, &table, HostAction::Refuse { seat: 2 }).await;
@@ -479,7 +482,7 @@ async fn the_host_hands_the_table_over_to_a_seated_player() {
     host(&mut a, &table, HostAction::HandOver { seat: 3 }).await;
     assert_eq!(a.error().await.0, ErrorCode::Seat);
     host(&mut a, &table, HostAction::HandOver { seat: 1 }).await;
-    b.until(|m| matches!(m, ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } if view.home.as_ref().is_some_and(|h| h.host == "bob")))
+    b.until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } | ServerMessage::Snapshot { view, .. } if view.home.as_ref().is_some_and(|h| h.host == "bob")))
         .await;
     assert_eq!(panel(&mut b).await.0.as_deref(), Some(invite.as_str()));
     host(&mut a, &table, HostAction::Resume).await;
@@ -764,9 +767,10 @@ async fn a_table_opened_to_run_twice_with_straddles_deals_both_and_keeps_every_c
             .await;
         client
             .until(|m| match m {
-                ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
-                    view.straddling
+                ServerMessage::Events {
+                    view: Some(view), ..
                 }
+                | ServerMessage::Snapshot { view, .. } => view.straddling,
                 ServerMessage::Error { message, .. } => panic!("straddle refused: {message}"),
                 _ => false,
             })

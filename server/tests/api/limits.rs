@@ -127,11 +127,15 @@ async fn slow_headers_and_a_websocket_flood_from_one_address_leave_everyone_else
     // Meanwhile the players play: whoever is to act checks or calls, and both see it.
     let view = a
         .until(|m| {
-            matches!(m, ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. }
+            matches!(m, ServerMessage::Events { view: Some(view), .. } | ServerMessage::Snapshot { view, .. }
                 if view.hand_running && view.to_act.is_some())
         })
         .await;
-    let (ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. }) = view else {
+    let (ServerMessage::Events {
+        view: Some(view), ..
+    }
+    | ServerMessage::Snapshot { view, .. }) = view
+    else {
         unreachable!()
     };
     let to_act = view.to_act.unwrap();

@@ -21,7 +21,10 @@ fn ended(m: &ServerMessage) -> bool {
 
 fn view_of(m: &ServerMessage) -> Option<&TableView> {
     match m {
-        ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => Some(view),
+        ServerMessage::Events {
+            view: Some(view), ..
+        }
+        | ServerMessage::Snapshot { view, .. } => Some(view),
         _ => None,
     }
 }

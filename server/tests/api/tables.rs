@@ -110,9 +110,10 @@ pub(crate) async fn sit(c: &mut Client, table: &str, seat: u8, buy_in: u64) {
     })
     .await;
     c.until(|m| match m {
-        ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
-            view.you == Some(seat)
+        ServerMessage::Events {
+            view: Some(view), ..
         }
+        | ServerMessage::Snapshot { view, .. } => view.you == Some(seat),
         ServerMessage::Error { message, .. } => panic!("sit refused: {message}"),
         _ => false,
     })
@@ -153,13 +154,17 @@ fn assert_no_hidden_cards(
                 _ => {}
             }
         }
+        // A frame belongs to the hand its view shows: a snapshot names it, a change names it
+        // when it changed, and a change that does not stays in the hand before it.
+        let mut hand = None;
         let hand_frames: Vec<&String> = frames
             .iter()
             .filter(|f| {
-                serde_json::from_str::<Value>(f)
-                    .ok()
-                    .and_then(|v| v["view"]["hand"].as_u64())
-                    == Some(record.number)
+                let v = serde_json::from_str::<Value>(f).unwrap_or_default();
+                if let Some(h) = v["view"]["hand"].as_u64().or(v["patch"]["hand"].as_u64()) {
+                    hand = Some(h);
+                }
+                hand == Some(record.number) && (v["view"].is_object() || v["patch"].is_object())
             })
             .collect();
         assert!(
@@ -210,7 +215,7 @@ async fn players_play_complete_hands_of_every_structure_and_nobody_sees_a_hidden
         // Let the spectator read everything sent up to the end of the last recorded hand.
         let last = done.last().map_or(0, |r| r.number);
         spectator
-            .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand >= last && !view.hand_running))
+            .until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand >= last && !view.hand_running))
             .await;
         let done: Vec<HandRecord> = done.into_iter().filter(|r| r.number <= last).collect();
         assert!(done.len() >= 3, "{}: {} hands", t.id, done.len());
@@ -285,9 +290,14 @@ async fn clock_expiry_checks_or_folds_and_sits_the_player_out() {
         })
         .unwrap();
     let view = a
-        .until(|m| matches!(m, ServerMessage::Events { view, .. } if !view.hand_running))
+        .until(
+            |m| matches!(m, ServerMessage::Events { view: Some(view), .. } if !view.hand_running),
+        )
         .await;
-    let ServerMessage::Events { view, .. } = view else {
+    let ServerMessage::Events {
+        view: Some(view), ..
+    } = view
+    else {
         unreachable!()
     };
     assert_eq!(
@@ -567,9 +577,10 @@ async fn a_lone_visitor_plays_at_once_against_house_bots_at_a_practice_table() {
     let mut a = connect(&app, Some(&ann)).await;
     a.watch("practice").await;
     let seated = |m: &ServerMessage| match m {
-        ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. } => {
-            view.seats.iter().flatten().count() >= 2
+        ServerMessage::Events {
+            view: Some(view), ..
         }
+        | ServerMessage::Snapshot { view, .. } => view.seats.iter().flatten().count() >= 2,
         _ => false,
     };
     a.until(seated).await;
@@ -698,8 +709,10 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
     // Between hands: top up within the maximum, then leave with the whole stack. (The fold
     // ended the heads-up hand; the message saying so may already have been read.)
     if a.view.as_ref().is_some_and(|v| v.hand_running) {
-        a.until(|m| matches!(m, ServerMessage::Events { view, .. } if !view.hand_running))
-            .await;
+        a.until(
+            |m| matches!(m, ServerMessage::Events { view: Some(view), .. } if !view.hand_running),
+        )
+        .await;
     }
     let stack = a.view.as_ref().unwrap().seats[0].as_ref().unwrap().stack;
     a.send(&ClientMessage::TopUp {
@@ -716,13 +729,14 @@ async fn pre_selected_actions_chat_top_up_and_leave_work_over_the_socket() {
         request_id: None,
     })
     .await;
-    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].as_ref().is_some_and(|s| s.stack == stack + 50))).await;
+    a.until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.seats[0].as_ref().is_some_and(|s| s.stack == stack + 50))).await;
     a.send(&ClientMessage::Leave {
         table: "t".into(),
         request_id: None,
     })
     .await;
-    a.until(|m| matches!(m, ServerMessage::Events { view, .. } if view.seats[0].is_none()))
+    // Now a spectator, the player gets the table as one: a snapshot.
+    a.until(|m| matches!(m, ServerMessage::Snapshot { view, .. } if view.seats[0].is_none()))
         .await;
     let me: Value = app.get_as(&ann, "/api/me").await.json().await.unwrap();
     assert_eq!(me["on_tables"], 0);
@@ -761,7 +775,7 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
         .await;
     stayer
         .until(|m| {
-            matches!(m, ServerMessage::Events { view, .. } | ServerMessage::Snapshot { view, .. }
+            matches!(m, ServerMessage::Events { view: Some(view), .. } | ServerMessage::Snapshot { view, .. }
             if !view.hand_running && view.seats.iter().flatten().count() == 1)
         })
         .await;

@@ -1,5 +1,6 @@
 //! A WebSocket client for tests: connects like a browser, records every frame it receives.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -22,6 +23,9 @@ pub struct Client {
     /// The last view of the table.
     pub view: Option<Box<TableView>>,
     pub seq: u64,
+    /// Each table's view as this client holds it, and the `seq` it is current at: what the
+    /// server's changes apply to.
+    views: HashMap<String, (u64, Box<TableView>)>,
 }
 
 /// Registers `name` and returns its session cookie (`scoop_session=...`).
@@ -67,6 +71,7 @@ pub async fn connect_with_origin(
         frames: Vec::new(),
         view: None,
         seq: 0,
+        views: HashMap::new(),
     })
 }
 
@@ -90,20 +95,7 @@ impl Client {
                 .await
                 .expect("a message within 10 s");
             match next {
-                Some(Ok(Message::Text(t))) => {
-                    self.frames.push(t.to_string());
-                    let msg: ServerMessage =
-                        serde_json::from_str(t.as_str()).expect("valid server message");
-                    match &msg {
-                        ServerMessage::Snapshot { view, seq, .. }
-                        | ServerMessage::Events { view, seq, .. } => {
-                            self.view = Some(view.clone());
-                            self.seq = *seq;
-                        }
-                        _ => {}
-                    }
-                    return Some(msg);
-                }
+                Some(Ok(Message::Text(t))) => return Some(self.take(t.as_str())),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
                 Some(Ok(_)) => continue,
             }
@@ -117,10 +109,59 @@ impl Client {
         while let Ok(Some(Ok(Message::Text(t)))) =
             tokio::time::timeout_at(deadline, self.ws.next()).await
         {
-            self.frames.push(t.to_string());
-            got.push(serde_json::from_str(t.as_str()).expect("valid server message"));
+            got.push(self.take(t.as_str()));
         }
         got
+    }
+
+    /// Reads one frame as a browser would: a change is applied to the view this client
+    /// holds of that table, and the message handed on carries the whole view that results
+    /// (a change that does not apply fails the test: the server sent it to the wrong
+    /// connection or measured it from the wrong view).
+    fn take(&mut self, text: &str) -> ServerMessage {
+        self.frames.push(text.to_string());
+        let mut msg: ServerMessage = serde_json::from_str(text).expect("valid server message");
+        let (table, seq, view) = match &mut msg {
+            ServerMessage::Snapshot {
+                table, seq, view, ..
+            } => (table.clone(), *seq, view.clone()),
+            ServerMessage::Events {
+                table,
+                seq,
+                view,
+                since,
+                patch,
+                ..
+            } => {
+                let full = match (view.as_ref(), patch.as_ref()) {
+                    (Some(full), _) => full.clone(),
+                    (None, Some(patch)) => {
+                        let since = since.expect("a change says which view it starts from");
+                        let (held, old) = self.views.get(table.as_str()).unwrap_or_else(|| {
+                            panic!("a change to {table} before any snapshot: {text}")
+                        });
+                        assert!(
+                            since <= *held,
+                            "a change from seq {since} to a client holding {held}: {text}"
+                        );
+                        let mut next = old.clone();
+                        (**patch)
+                            .clone()
+                            .apply(&mut next)
+                            .unwrap_or_else(|e| panic!("{e}: {text}"));
+                        next
+                    }
+                    (None, None) => panic!("events without a view or a change: {text}"),
+                };
+                *view = Some(full.clone());
+                (table.clone(), *seq, full)
+            }
+            _ => return msg,
+        };
+        self.views.insert(table, (seq, view.clone()));
+        self.view = Some(view);
+        self.seq = seq;
+        msg
     }
 
     /// Reads until `pred` holds for a message; returns it.
@@ -164,10 +205,12 @@ impl Client {
     /// Reads until a message shows a hand in play; returns that view.
     pub async fn hand_running(&mut self) -> Box<TableView> {
         match self
-            .until(|m| matches!(m, ServerMessage::Events { view, .. } if view.hand_running))
+            .until(|m| matches!(m, ServerMessage::Events { view: Some(view), .. } if view.hand_running))
             .await
         {
-            ServerMessage::Events { view, .. } => view,
+            ServerMessage::Events {
+                view: Some(view), ..
+            } => view,
             _ => unreachable!(),
         }
     }

@@ -3,6 +3,7 @@
 
 use shared::eval::{HighValue, LowValue};
 use shared::format::{BoardValues, Event, HandEquity, Share};
+use shared::patch::ViewPatch;
 use shared::protocol::{
     Clock, ErrorCode, SeatRequest, ServerMessage, TableId, TableView, ViewEvent,
 };
@@ -230,6 +231,12 @@ pub struct TableState {
     pub id: TableId,
     pub seq: u64,
     pub view: Option<TableView>,
+    /// The `seq` of the message that brought `view`: a change the server measured from an
+    /// earlier or equal one applies to it.
+    view_seq: u64,
+    /// A snapshot has been asked for since a change did not apply: until it comes, later
+    /// changes are dropped without asking again.
+    awaiting_snapshot: bool,
     pub clock: Option<Clock>,
     /// `Date.now()` when `clock` arrived: the clock counts down from there.
     pub clock_at: f64,
@@ -289,6 +296,8 @@ impl TableState {
             id,
             seq: 0,
             view: None,
+            view_seq: 0,
+            awaiting_snapshot: false,
             clock: None,
             clock_at: 0.0,
             decision_ms: 0,
@@ -325,6 +334,8 @@ impl TableState {
                 log,
             } if table == self.id => {
                 self.seq = seq;
+                self.view_seq = seq;
+                self.awaiting_snapshot = false;
                 // The hand so far replaces what this client had of it (nothing, after a
                 // reload), and with it who won what.
                 if !log.is_empty() {
@@ -346,9 +357,18 @@ impl TableState {
                 seq,
                 events,
                 view,
+                since,
+                patch,
                 clock,
             } if table == self.id => {
                 let gap = self.gap(seq);
+                let Some(view) = self.follow(view, since, patch) else {
+                    // The snapshot asked for brings the table and the hand so far.
+                    let ask = !self.awaiting_snapshot;
+                    self.awaiting_snapshot = true;
+                    return ask.then(|| self.id.clone());
+                };
+                self.view_seq = seq;
                 let boards = (view.board.len(), view.second_board.len());
                 if let Some(run_out) = RunOut::find(&events, boards.0, boards.1, now()) {
                     self.run_out = Some(run_out);
@@ -392,6 +412,27 @@ impl TableState {
             }
             _ => None,
         }
+    }
+
+    /// The view an events message leaves: the whole view it carries, or the change it
+    /// carries applied to the view held, if that is the one the change starts from.
+    fn follow(
+        &self,
+        view: Option<Box<TableView>>,
+        since: Option<u64>,
+        patch: Option<Box<ViewPatch>>,
+    ) -> Option<Box<TableView>> {
+        if view.is_some() {
+            return view;
+        }
+        let held = self.view.as_ref().filter(|_| !self.awaiting_snapshot)?;
+        let (since, patch) = since.zip(patch)?;
+        if since > self.view_seq {
+            return None;
+        }
+        let mut next = Box::new(held.clone());
+        patch.apply(&mut next).ok()?;
+        Some(next)
     }
 
     /// A jump in sequence numbers means messages were lost: ask for a full snapshot. The
@@ -550,6 +591,48 @@ mod tests {
         assert_eq!(state.log.len(), events.len());
         state.apply(snapshot(Vec::new()));
         assert_eq!(state.log.len(), events.len());
+    }
+
+    #[test]
+    fn a_change_applies_to_the_view_it_starts_from_and_else_asks_for_a_snapshot_once() {
+        let (after, events) = folded_hand();
+        let mut before = after.clone();
+        before.hand_running = true;
+        before.to_act = Some(0);
+        let change = |seq, since| ServerMessage::Events {
+            table: "t".into(),
+            seq,
+            events: events.clone(),
+            view: None,
+            since: Some(since),
+            patch: Some(Box::new(ViewPatch::between(&before, &after))),
+            clock: None,
+        };
+        let mut state = TableState::new("t".into());
+        state.apply(ServerMessage::Snapshot {
+            table: "t".into(),
+            seq: 4,
+            view: Box::new(before.clone()),
+            clock: None,
+            log: Vec::new(),
+        });
+        // A chat line takes seq 5; the change is measured from the view of 4.
+        state.apply(ServerMessage::Chat {
+            table: "t".into(),
+            seq: 5,
+            from: "p1".into(),
+            text: "gl".into(),
+            at: None,
+        });
+        assert_eq!(state.apply(change(6, 4)), None);
+        assert_eq!(state.view.as_ref(), Some(&after));
+        assert_eq!(state.log.len(), events.len());
+        // A change from a view this client never got: one request for a snapshot, and the
+        // view is left as it was rather than patched wrong.
+        // (Measured from a view of seq 7, which this client, holding 6, never got.)
+        assert_eq!(state.apply(change(7, 7)), Some("t".into()));
+        assert_eq!(state.apply(change(8, 7)), None, "asked once");
+        assert_eq!(state.view.as_ref(), Some(&after));
     }
 
     #[test]

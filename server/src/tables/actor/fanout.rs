@@ -6,6 +6,7 @@ use std::collections::{HashMap, VecDeque};
 
 use shared::format;
 
+use shared::patch::ViewPatch;
 use shared::protocol::{Clock, HomeView, ServerMessage, TableView};
 use shared::table::Table;
 use shared::view::{Viewer, project, table_view};
@@ -19,6 +20,10 @@ struct Watcher {
     /// A message was dropped because the connection fell behind: it gets the current
     /// snapshot once it has room again, and nothing until then.
     stale: bool,
+    /// The view this connection was last sent: whose (a seat's or the spectators') and the
+    /// `seq` of the audience's view it equals. A change is sent only to a connection that
+    /// holds the view the change starts from; any other gets a snapshot.
+    holds: Option<(Viewer, u64)>,
 }
 
 /// What every message about one change shares.
@@ -74,7 +79,14 @@ impl Frame<'_> {
         }
     }
 
-    fn events(&self, events: &[format::Event], viewer: Viewer) -> Utf8Bytes {
+    /// The events and what they changed in the view this audience was sent at `since`.
+    fn events(
+        &self,
+        events: &[format::Event],
+        viewer: Viewer,
+        since: u64,
+        patch: ViewPatch,
+    ) -> Utf8Bytes {
         let sees = self.sees_the_game(viewer);
         encode(&ServerMessage::Events {
             table: self.table_id.to_string(),
@@ -83,17 +95,19 @@ impl Frame<'_> {
                 true => events.iter().map(|e| project(e, viewer)).collect(),
                 false => Vec::new(),
             },
-            view: Box::new(self.view(viewer)),
+            view: None,
+            since: Some(since),
+            patch: Some(Box::new(patch)),
             clock: self.clock.filter(|_| sees),
         })
     }
 
-    fn snapshot(&self, viewer: Viewer) -> Utf8Bytes {
+    fn snapshot(&self, viewer: Viewer, view: &TableView) -> Utf8Bytes {
         let sees = self.sees_the_game(viewer);
         encode(&ServerMessage::Snapshot {
             table: self.table_id.to_string(),
             seq: self.seq,
-            view: Box::new(self.view(viewer)),
+            view: Box::new(view.clone()),
             clock: self.clock.filter(|_| sees),
             log: match sees {
                 true => self.log.iter().map(|e| project(e, viewer)).collect(),
@@ -116,6 +130,17 @@ pub struct Watchers {
     /// The last [`CHAT_BACKLOG`] chat lines, sent after every snapshot: whoever joins,
     /// reloads or resyncs reads the conversation they walked into.
     chat: VecDeque<Utf8Bytes>,
+    /// Each audience's last view and the `seq` it was sent with: what the next change is
+    /// measured from. Only audiences someone watches as are kept.
+    sent: HashMap<Viewer, (u64, TableView)>,
+}
+
+/// One audience's share of a broadcast: its new view, and its message for the connections
+/// that hold its last view and for those that need a snapshot, each built once.
+struct Audience {
+    view: TableView,
+    change: Option<Utf8Bytes>,
+    snapshot: Option<Utf8Bytes>,
 }
 
 /// The chat backlog after a snapshot. Best effort: an old chat line that does not fit in a
@@ -136,6 +161,7 @@ impl Watchers {
                 account,
                 out,
                 stale: false,
+                holds: None,
             },
         );
     }
@@ -167,12 +193,15 @@ impl Watchers {
 
     /// Sends this change to every watcher, seated players first (their writers are woken
     /// before a crowd of spectators'). Each audience's message is serialised once (the
-    /// spectators share one, each seat has its own); a watcher whose queue is full is marked
-    /// and, once it has room, gets the current snapshot, also built once per audience.
+    /// spectators share one, each seat has its own) and carries what changed since the view
+    /// that audience was last sent. A watcher that does not hold that view (it fell behind,
+    /// or now watches as someone else: it sat down or stood up) gets the current snapshot,
+    /// also built once per audience; one whose queue is full is skipped until it has room.
     /// Returns the number of messages serialised.
     pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
-        let mut built: HashMap<(Viewer, bool), Utf8Bytes> = HashMap::new();
-        let Watchers { map, chat } = self;
+        let mut audiences: HashMap<Viewer, Audience> = HashMap::new();
+        let mut built = 0;
+        let Watchers { map, chat, sent } = self;
         for players_pass in [true, false] {
             for w in map.values_mut() {
                 if w.stale && w.out.capacity() == 0 {
@@ -182,24 +211,46 @@ impl Watchers {
                 if matches!(viewer, Viewer::Seat(_)) != players_pass {
                     continue;
                 }
-                let text = built
-                    .entry((viewer, w.stale))
-                    .or_insert_with(|| {
-                        if w.stale {
-                            frame.snapshot(viewer)
-                        } else {
-                            frame.events(events, viewer)
-                        }
-                    })
-                    .clone();
-                let snapshot = w.stale;
+                let Audience {
+                    view,
+                    change,
+                    snapshot,
+                } = audiences.entry(viewer).or_insert_with(|| Audience {
+                    view: frame.view(viewer),
+                    change: None,
+                    snapshot: None,
+                });
+                let base = sent
+                    .get(&viewer)
+                    .filter(|(seq, _)| !w.stale && w.holds == Some((viewer, *seq)));
+                let text = match base {
+                    Some((since, old)) => change.get_or_insert_with(|| {
+                        built += 1;
+                        frame.events(events, viewer, *since, ViewPatch::between(old, view))
+                    }),
+                    None => snapshot.get_or_insert_with(|| {
+                        built += 1;
+                        frame.snapshot(viewer, view)
+                    }),
+                }
+                .clone();
+                let snapshot = base.is_none();
                 w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
-                if snapshot && !w.stale {
-                    send_backlog(chat, &w.out);
+                if !w.stale {
+                    w.holds = Some((viewer, frame.seq));
+                    if snapshot && frame.sees_the_game(viewer) {
+                        send_backlog(chat, &w.out);
+                    }
                 }
             }
         }
-        built.len()
+        // What each audience now holds is the base of the next change; the views of
+        // audiences nobody watches as any more (a seat left empty) are let go.
+        sent.clear();
+        for (viewer, audience) in audiences {
+            sent.insert(viewer, (frame.seq, audience.view));
+        }
+        built
     }
 
     /// The current table to one watcher (joining, or asking after a gap), then the chat
@@ -209,9 +260,26 @@ impl Watchers {
             return;
         };
         let viewer = frame.viewer(w.account);
-        let text = frame.snapshot(viewer);
+        let view = frame.view(viewer);
+        let text = frame.snapshot(viewer, &view);
         w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
-        if !w.stale && frame.sees_the_game(viewer) {
+        if w.stale {
+            return;
+        }
+        // The next change is measured from the audience's last view: this watcher follows
+        // it if that is what it was just sent. Otherwise the table changed without a
+        // broadcast; this view becomes the audience's base if none was sent at this `seq`
+        // (anyone holding the older one gets a snapshot next time), else this watcher
+        // gets one.
+        w.holds = match self.sent.get(&viewer) {
+            Some((seq, held)) if *held == view => Some((viewer, *seq)),
+            Some((seq, _)) if *seq == frame.seq => None,
+            _ => {
+                self.sent.insert(viewer, (frame.seq, view));
+                Some((viewer, frame.seq))
+            }
+        };
+        if frame.sees_the_game(viewer) {
             send_backlog(&self.chat, &w.out);
         }
     }
@@ -376,6 +444,29 @@ mod tests {
         assert_eq!(more, 4);
     }
 
+    fn message(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {
+        let frame = text(rx.try_recv().expect("a frame"));
+        serde_json::from_str(&frame).expect("a server message")
+    }
+
+    /// What a client holds after this message, given what it held before.
+    fn follow(held: Option<TableView>, msg: ServerMessage) -> TableView {
+        match msg {
+            ServerMessage::Snapshot { view, .. } => *view,
+            ServerMessage::Events {
+                since: Some(_),
+                patch: Some(patch),
+                view: None,
+                ..
+            } => {
+                let mut view = held.expect("a change comes after a snapshot");
+                patch.apply(&mut view).expect("the change applies");
+                view
+            }
+            other => panic!("neither a snapshot nor a change: {other:?}"),
+        }
+    }
+
     #[test]
     fn each_seat_sees_its_own_cards_and_spectators_see_none() {
         let mut table = table();
@@ -386,21 +477,137 @@ mod tests {
         let mut seat0 = watch(&mut w, 1, Some(1), 8);
         let mut spectator = watch(&mut w, 2, None, 8);
         w.broadcast(&frame(&table, 1), &[]);
-        let mine: ServerMessage =
-            serde_json::from_str(&text(seat0.try_recv().expect("a frame"))).expect("json");
-        let theirs: ServerMessage =
-            serde_json::from_str(&text(spectator.try_recv().expect("a frame"))).expect("json");
-        let (ServerMessage::Events { view: mine, .. }, ServerMessage::Events { view: theirs, .. }) =
-            (mine, theirs)
-        else {
-            panic!("events frames");
-        };
-        let cards = |v: &shared::protocol::TableView, seat: usize| {
-            v.seats[seat].as_ref().and_then(|s| s.cards)
-        };
+        let mine = follow(None, message(&mut seat0));
+        let theirs = follow(None, message(&mut spectator));
+        let cards = |v: &TableView, seat: usize| v.seats[seat].as_ref().and_then(|s| s.cards);
         assert!(cards(&mine, 0).is_some(), "a player sees their hand");
         assert!(cards(&mine, 1).is_none(), "but not the other's");
         assert!(cards(&theirs, 0).is_none() && cards(&theirs, 1).is_none());
+    }
+
+    #[test]
+    fn after_the_snapshot_each_audience_gets_what_changed_and_holds_the_table_as_it_is() {
+        let mut table = table();
+        let mut w = Watchers::default();
+        let mut rx = [
+            watch(&mut w, 1, Some(1), 64),
+            watch(&mut w, 2, Some(2), 64),
+            watch(&mut w, 3, None, 64),
+            watch(&mut w, 4, None, 64),
+        ];
+        for conn in 1..=4 {
+            w.snapshot(conn, &frame(&table, 1));
+        }
+        let mut held: Vec<TableView> = rx.iter_mut().map(|r| follow(None, message(r))).collect();
+        table
+            .start_hand(shared::card::Deck::shuffled(&mut rand::rng()))
+            .expect("a hand");
+        let (mut seq, mut last) = (1, 1);
+        loop {
+            // A chat line between changes takes a `seq` too.
+            seq += 1;
+            let line = encode(&ServerMessage::Chat {
+                table: "t".into(),
+                seq,
+                from: "p0".into(),
+                text: "gl".into(),
+                at: None,
+            });
+            w.chat(line, |_| true);
+            seq += 1;
+            let built = w.broadcast(&frame(&table, seq), &[]);
+            assert_eq!(
+                built, 3,
+                "one change per audience: two seats and the spectators"
+            );
+            for (n, r) in rx.iter_mut().enumerate() {
+                let ServerMessage::Chat { .. } = message(r) else {
+                    panic!("the chat line first");
+                };
+                let msg = message(r);
+                let ServerMessage::Events { since, view, .. } = &msg else {
+                    panic!("a change, not a snapshot: {msg:?}");
+                };
+                assert!(view.is_none(), "only what changed");
+                assert_eq!(*since, Some(last), "from the view of the last change");
+                held[n] = follow(Some(held[n].clone()), msg);
+                let now = frame(&table, seq);
+                let viewer = now.viewer(w.map[&(n as u64 + 1)].account);
+                assert_eq!(held[n], now.view(viewer), "watcher {n}");
+            }
+            last = seq;
+            let Some(seat) = table.hand().and_then(|h| h.to_act()) else {
+                break;
+            };
+            table
+                .act(seat, shared::hand::Action::Fold)
+                .expect("a fold is legal");
+        }
+    }
+
+    #[test]
+    fn a_watcher_who_sits_down_or_falls_behind_gets_a_snapshot_not_a_change() {
+        let mut table = table();
+        let mut w = Watchers::default();
+        let mut newcomer = watch(&mut w, 1, Some(3), 64);
+        let mut slow = watch(&mut w, 2, None, 1);
+        w.snapshot(1, &frame(&table, 1));
+        w.snapshot(2, &frame(&table, 1));
+        assert!(matches!(
+            message(&mut newcomer),
+            ServerMessage::Snapshot { .. }
+        ));
+        // The slow one has not read its snapshot: its queue is full for the next change.
+        table
+            .sit(2, PlayerId(3), "p2".into(), 500, true)
+            .expect("sit");
+        w.broadcast(&frame(&table, 2), &[]);
+        let sat = message(&mut newcomer);
+        let ServerMessage::Snapshot { view, .. } = &sat else {
+            panic!("a snapshot for the new seat: {sat:?}");
+        };
+        assert_eq!(view.you, Some(2));
+        assert!(w.is_stale(2));
+        assert!(matches!(
+            message(&mut slow),
+            ServerMessage::Snapshot { seq: 1, .. }
+        ));
+        w.broadcast(&frame(&table, 3), &[]);
+        assert!(matches!(
+            message(&mut newcomer),
+            ServerMessage::Events { since: Some(2), .. }
+        ));
+        assert!(matches!(
+            message(&mut slow),
+            ServerMessage::Snapshot { seq: 3, .. }
+        ));
+    }
+
+    #[test]
+    fn a_watcher_who_joins_after_a_chat_line_follows_the_next_change() {
+        let table = table();
+        let mut w = Watchers::default();
+        let mut first = watch(&mut w, 1, None, 64);
+        w.snapshot(1, &frame(&table, 1));
+        w.broadcast(&frame(&table, 2), &[]);
+        // A chat line moved `seq` to 3 without a change: the newcomer's snapshot is the view
+        // sent at 2, so the next change (from 2) applies to it as to the first watcher's.
+        let mut late = watch(&mut w, 2, None, 64);
+        w.snapshot(2, &frame(&table, 3));
+        w.broadcast(&frame(&table, 4), &[]);
+        let _ = (message(&mut first), message(&mut first));
+        assert!(matches!(
+            message(&mut first),
+            ServerMessage::Events { since: Some(2), .. }
+        ));
+        assert!(matches!(
+            message(&mut late),
+            ServerMessage::Snapshot { seq: 3, .. }
+        ));
+        assert!(matches!(
+            message(&mut late),
+            ServerMessage::Events { since: Some(2), .. }
+        ));
     }
 
     #[test]
