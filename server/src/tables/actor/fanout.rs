@@ -135,6 +135,9 @@ pub struct Watchers {
     sent: HashMap<Viewer, (u64, TableView)>,
 }
 
+/// Ten seats and the spectators.
+const AUDIENCES: usize = 11;
+
 /// One audience's share of a broadcast: its new view, and its message for the connections
 /// that hold its last view and for those that need a snapshot, each built once.
 struct Audience {
@@ -199,7 +202,8 @@ impl Watchers {
     /// also built once per audience; one whose queue is full is skipped until it has room.
     /// Returns the number of messages serialised.
     pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
-        let mut audiences: HashMap<Viewer, Audience> = HashMap::new();
+        // At most a seat's audience per seat and the spectators': a short list, searched.
+        let mut audiences: Vec<(Viewer, Audience)> = Vec::with_capacity(AUDIENCES);
         let mut built = 0;
         let Watchers { map, chat, sent } = self;
         for players_pass in [true, false] {
@@ -215,11 +219,19 @@ impl Watchers {
                     view,
                     change,
                     snapshot,
-                } = audiences.entry(viewer).or_insert_with(|| Audience {
-                    view: frame.view(viewer),
-                    change: None,
-                    snapshot: None,
-                });
+                } = match audiences.iter().position(|(v, _)| *v == viewer) {
+                    Some(n) => &mut audiences[n].1,
+                    None => {
+                        let audience = Audience {
+                            view: frame.view(viewer),
+                            change: None,
+                            snapshot: None,
+                        };
+                        let n = audiences.len();
+                        audiences.push((viewer, audience));
+                        &mut audiences[n].1
+                    }
+                };
                 let base = sent
                     .get(&viewer)
                     .filter(|(seq, _)| !w.stale && w.holds == Some((viewer, *seq)));
