@@ -146,7 +146,9 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
     let writer = tokio::spawn(async move {
         // What is queued goes out in one write and one flush: a flush (a send(2)) per message
         // per socket was a third of the server's CPU under load.
-        let mut queued = Vec::with_capacity(OUTBOUND_QUEUE);
+        // Grown to the largest batch seen, not the queue's length: most sockets never hold
+        // more than a few messages at once, and this buffer lives as long as the socket.
+        let mut queued = Vec::new();
         while out_rx.recv_many(&mut queued, OUTBOUND_QUEUE).await > 0 {
             for item in queued.drain(..) {
                 match frame(item) {
@@ -293,10 +295,10 @@ fn frame(item: Outgoing) -> Result<Message, Message> {
     // Errors are typed up to here: this is where they become protocol messages.
     Ok(match item {
         Outgoing::Frame(text) => Message::Text(text),
-        Outgoing::Refused { table, error } => Message::Text(encode(&ServerMessage::Error {
-            code: error.code(),
-            message: error.to_string(),
-            table: Some(table),
+        Outgoing::Refused(refusal) => Message::Text(encode(&ServerMessage::Error {
+            code: refusal.error.code(),
+            message: refusal.error.to_string(),
+            table: Some(refusal.table),
         })),
         Outgoing::Ping => Message::Ping(Vec::new().into()),
         Outgoing::Close { code, reason } => {

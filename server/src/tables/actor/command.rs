@@ -17,10 +17,9 @@ pub type ConnId = u64;
 #[derive(Debug)]
 pub enum Outgoing {
     Frame(Utf8Bytes),
-    Refused {
-        table: String,
-        error: RequestError,
-    },
+    /// Boxed: a refusal is rare, and every slot of every socket's queue is as large as the
+    /// largest variant (64 bytes with it inline, a frame and its tag without).
+    Refused(Box<Refusal>),
     /// A WebSocket ping (the socket checks its peer is alive).
     Ping,
     /// Close the socket with this close code and reason.
@@ -28,6 +27,18 @@ pub enum Outgoing {
         code: u16,
         reason: &'static str,
     },
+}
+
+#[derive(Debug)]
+pub struct Refusal {
+    pub table: String,
+    pub error: RequestError,
+}
+
+impl Outgoing {
+    pub fn refused(table: String, error: RequestError) -> Outgoing {
+        Outgoing::Refused(Box::new(Refusal { table, error }))
+    }
 }
 
 pub type Outbound = mpsc::Sender<Outgoing>;
@@ -116,4 +127,14 @@ pub fn player_id(account: Uuid) -> shared::table::PlayerId {
 
 pub fn account_of(player: shared::table::PlayerId) -> Uuid {
     Uuid::from_u128(player.0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_queued_message_takes_no_more_than_a_frame_and_its_tag() {
+        // Each socket's queue holds blocks of these: keep the rare variants out of line.
+        let frame = std::mem::size_of::<axum::extract::ws::Utf8Bytes>();
+        assert!(std::mem::size_of::<super::Outgoing>() <= frame + 8);
+    }
 }

@@ -219,10 +219,9 @@ impl TableActor {
                     Err(RequestError::SeatRefused)
                 };
                 if let Err(error) = answer {
-                    let _ = pending.out.try_send(Outgoing::Refused {
-                        table: self.id.clone(),
-                        error,
-                    });
+                    let _ = pending
+                        .out
+                        .try_send(Outgoing::refused(self.id.clone(), error));
                 }
                 self.publish_lobby();
                 return Ok(());
@@ -302,10 +301,10 @@ impl TableActor {
         // Whoever asked for a seat came by the old link (they have none, and do not host).
         if let Some(game) = &mut self.home {
             for (_, p) in std::mem::take(&mut game.pending) {
-                let _ = p.out.try_send(Outgoing::Refused {
-                    table: self.id.clone(),
-                    error: RequestError::SeatRefused,
-                });
+                let _ = p.out.try_send(Outgoing::refused(
+                    self.id.clone(),
+                    RequestError::SeatRefused,
+                ));
             }
         }
         self.publish_lobby();
@@ -439,10 +438,9 @@ impl TableActor {
         self.closing = true;
         if let Some(game) = &mut self.home {
             for (_, p) in std::mem::take(&mut game.pending) {
-                let _ = p.out.try_send(Outgoing::Refused {
-                    table: self.id.clone(),
-                    error: RequestError::Closing,
-                });
+                let _ = p
+                    .out
+                    .try_send(Outgoing::refused(self.id.clone(), RequestError::Closing));
             }
         }
         self.broadcast(&[]);

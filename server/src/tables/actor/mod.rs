@@ -287,10 +287,7 @@ impl TableActor {
                     Err(refused) => Err(refused),
                 };
                 if let Err(error) = answer {
-                    let _ = out.try_send(Outgoing::Refused {
-                        table: self.id.clone(),
-                        error,
-                    });
+                    let _ = out.try_send(Outgoing::refused(self.id.clone(), error));
                 }
                 // Seats taken or freed show in the lobby (sent only when something changed).
                 self.publish_lobby();
@@ -301,10 +298,7 @@ impl TableActor {
                 action,
             } => {
                 if let Err(error) = self.host_request(&account, action).await {
-                    let _ = out.try_send(Outgoing::Refused {
-                        table: self.id.clone(),
-                        error,
-                    });
+                    let _ = out.try_send(Outgoing::refused(self.id.clone(), error));
                 }
             }
             Command::Drain { done } => {
@@ -329,10 +323,10 @@ impl TableActor {
             .as_ref()
             .is_some_and(|g| !g.admits(account, invite));
         if refused {
-            let _ = out.try_send(Outgoing::Refused {
-                table: self.id.clone(),
-                error: RequestError::NoTable(self.id.clone()),
-            });
+            let _ = out.try_send(Outgoing::refused(
+                self.id.clone(),
+                RequestError::NoTable(self.id.clone()),
+            ));
         }
         refused
     }

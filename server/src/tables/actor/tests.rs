@@ -92,7 +92,7 @@ fn drain(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<String> {
     while let Ok(o) = rx.try_recv() {
         match o {
             Outgoing::Frame(t) => got.push(t.to_string()),
-            Outgoing::Refused { error, .. } => got.push(format!("refused: {error}")),
+            Outgoing::Refused(r) => got.push(format!("refused: {}", r.error)),
             other => got.push(format!("{other:?}")),
         }
     }
@@ -319,9 +319,9 @@ async fn a_refused_request_reaches_only_its_sender_as_a_typed_error() {
         })
         .await;
     match mine.try_recv() {
-        Ok(Outgoing::Refused { table, error }) => {
-            assert_eq!(table, "t");
-            assert!(matches!(error, RequestError::NotSeated));
+        Ok(Outgoing::Refused(r)) => {
+            assert_eq!(r.table, "t");
+            assert!(matches!(r.error, RequestError::NotSeated));
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
