@@ -3,8 +3,9 @@
 # PER_TABLE bots each for SECONDS, against a scratch database. Prints the bots' report
 # (hands/s, action-to-broadcast latency), the server's own latency histograms, its CPU and
 # peak memory, and how busy the whole machine was.
-#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10] [SPECTATORS=0]
-# SPECTATORS opens that many sockets on the first table that never read (stalled watchers).
+#   scripts/load-test.sh [TABLES=100] [PER_TABLE=6] [SECONDS=60] [THINK_MS=0] [WARMUP=10] [SPECTATORS=0] [IDLE=0]
+# SPECTATORS opens that many sockets on the first table that never read (stalled watchers);
+# IDLE that many sockets that send nothing and only answer pings (pages left on the lobby).
 # Every bot connects from 127.0.0.1, so the per-address caps are lifted.
 # SCOOP_SERVER_BIN runs another server binary (e.g. an older build) against the same bots.
 # THINK_MS is each bot's thinking time before acting, N or MIN-MAX milliseconds; 0 acts at
@@ -20,6 +21,7 @@ seconds=${3:-60}
 think=${4:-0}
 warmup=${5:-10}
 spectators=${6:-0}
+idle_sockets=${7:-0}
 admin=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=scoop_load_$$
 base=${admin%/*}
@@ -55,7 +57,7 @@ metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
 # folds and cash-outs) falls outside it.
 "$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
     --seconds "$((seconds + 5))" --warmup "$warmup" --think-ms "$think" \
-    --spectators "$spectators" >"$work/report.json" &
+    --spectators "$spectators" --idle "$idle_sockets" >"$work/report.json" &
 bots=$!
 # Registration (argon2 for every bot) comes first; the window starts WARMUP seconds after
 # the first hand is dealt.

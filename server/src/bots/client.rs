@@ -59,6 +59,9 @@ pub struct Options {
     pub warmup: Duration,
     /// Sockets that watch the first table and never read.
     pub spectators: usize,
+    /// Sockets that connect and then only answer the server's pings (a page open on the
+    /// lobby): what an idle connection costs the server.
+    pub idle: usize,
 }
 
 #[derive(Default)]
@@ -80,6 +83,8 @@ pub struct Report {
     pub connections: usize,
     /// Stalled spectators on the first table (opened, never read).
     pub spectators: usize,
+    /// Idle sockets held open.
+    pub idle: usize,
     /// Played first and not measured.
     pub warmup_seconds: f64,
     /// The measured window.
@@ -144,6 +149,8 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
     // Held open, never read, until the report is written.
     let crowd = stalled_spectators(&opts, &tables[0]).await;
     let stalled = crowd.len();
+    let idlers = idle_sockets(&opts).await;
+    let idle = idlers.len();
 
     let stats = Arc::new(Mutex::new(Stats::default()));
     let start = Instant::now();
@@ -186,6 +193,9 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         let _ = t.await;
     }
     drop(crowd);
+    for idler in idlers {
+        idler.abort();
+    }
     // Hands and latencies are counted inside the measured window only.
     let seconds = opts.duration.as_secs_f64();
     let mut s = match stats.lock() {
@@ -205,6 +215,7 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         tables: tables.len(),
         connections: tables.len() * opts.per_table,
         spectators: stalled,
+        idle,
         warmup_seconds: opts.warmup.as_secs_f64(),
         seconds,
         think_ms: [
@@ -268,6 +279,36 @@ async fn stalled_spectators(
         })
         .buffer_unordered(64)
         .filter_map(|ws| async move { ws })
+        .collect()
+        .await
+}
+
+/// Opens `opts.idle` anonymous sockets that send nothing; each is read (so that the server's
+/// pings are answered) by a task of its own until aborted.
+async fn idle_sockets(opts: &Options) -> Vec<tokio::task::JoinHandle<()>> {
+    let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
+    futures_util::stream::iter(0..opts.idle)
+        .map(|_| {
+            let (ws_url, origin) = (ws_url.clone(), opts.url.clone());
+            async move {
+                let mut request = ws_url.into_client_request().ok()?;
+                request
+                    .headers_mut()
+                    .insert("origin", HeaderValue::from_str(&origin).ok()?);
+                let config = WebSocketConfig::default()
+                    .read_buffer_size(READ_BUFFER)
+                    .write_buffer_size(WRITE_BUFFER);
+                let (mut ws, _) =
+                    tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+                        .await
+                        .ok()?;
+                Some(tokio::spawn(async move {
+                    while let Some(Ok(_)) = ws.next().await {}
+                }))
+            }
+        })
+        .buffer_unordered(64)
+        .filter_map(|task| async move { task })
         .collect()
         .await
 }

@@ -82,6 +82,10 @@ enum Command {
         /// sends (a crowd of stalled spectators).
         #[arg(long, default_value_t = 0)]
         spectators: usize,
+        /// Also open this many sockets that send nothing and only answer pings (pages
+        /// left open on the lobby).
+        #[arg(long, default_value_t = 0)]
+        idle: usize,
     },
     /// Check that balances + chips on tables + rake collected = chips granted.
     Audit {
@@ -222,6 +226,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             warmup,
             think_ms,
             spectators,
+            idle,
         } => runtime()?.block_on(async {
             init_logs(false);
             let report = server::bots::client::run(server::bots::client::Options {
@@ -232,6 +237,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 think: Duration::from_millis(think_ms.0)..=Duration::from_millis(think_ms.1),
                 warmup: Duration::from_secs(warmup),
                 spectators,
+                idle,
             })
             .await?;
             println!("{}", serde_json::to_string_pretty(&report)?);
