@@ -66,13 +66,13 @@ macro_rules! view_patch {
 
             /// Applies this change to `view`, or leaves it as it was and says why not.
             pub fn apply(self, view: &mut TableView) -> Result<(), PatchError> {
-                let seats = usize::from(self.seat_count.unwrap_or(view.seat_count));
+                let seat_total = usize::from(self.seat_count.unwrap_or(view.seat_count));
                 if let Some(bad) = self
                     .seats
                     .iter()
                     .map(|s| s.seat)
                     .chain(self.emptied.iter().copied())
-                    .find(|&n| usize::from(n) >= seats)
+                    .find(|&n| usize::from(n) >= seat_total)
                 {
                     return Err(PatchError::NoSuchSeat(bad));
                 }
@@ -81,7 +81,7 @@ macro_rules! view_patch {
                         view.$field = value;
                     }
                 )*
-                view.seats.resize(seats, None);
+                view.seats.resize(seat_total, None);
                 for n in self.emptied {
                     view.seats[usize::from(n)] = None;
                 }
