@@ -414,6 +414,14 @@ impl Connection {
             } => (table, Request::TopUp { amount, request_id }),
             ClientMessage::Leave { table, request_id } => (table, Request::Leave { request_id }),
             ClientMessage::Chat { table, text } => (table, Request::Chat { text }),
+            ClientMessage::SitOutAtBigBlind { table, on } => {
+                (table, Request::SitOutAtBigBlind { on })
+            }
+            ClientMessage::ShowLosing { table, on } => (table, Request::ShowLosing { on }),
+            ClientMessage::ShowCards { table } => (table, Request::ShowCards),
+            ClientMessage::AutoTopUp { table, to } => (table, Request::AutoTopUp { to }),
+            ClientMessage::JoinWaitlist { table } => (table, Request::JoinWaitlist),
+            ClientMessage::LeaveWaitlist { table } => (table, Request::LeaveWaitlist),
             ClientMessage::Host { table, action } => {
                 let Some(account) = self.account.clone() else {
                     return self.send(error(ErrorCode::NotLoggedIn, "log in to host a table"));

@@ -339,6 +339,8 @@ pub struct Hand {
     to_act: Option<usize>,
     /// Seats whose hole cards have been turned face up (all-in or showdown).
     shown: Vec<u8>,
+    /// Seats whose hand is shown at showdown even when it wins nothing (auto-muck off).
+    show_losing: Vec<u8>,
     result: Option<HandResult>,
 }
 
@@ -475,6 +477,7 @@ impl Hand {
             last_aggressor: None,
             to_act: None,
             shown: Vec::new(),
+            show_losing: Vec::new(),
             result: None,
         };
         hand.to_act = hand.first_needing_action(first);
@@ -1121,7 +1124,7 @@ impl Hand {
                     .any(|a| a.seat == p.seat && a.amount > 0)
             });
             match showdown[i] {
-                Some(s) if faced_up || k == 0 || wins => {
+                Some(s) if faced_up || k == 0 || wins || self.show_losing.contains(&p.seat) => {
                     shown.push(p.seat);
                     events.push(Event::Shown {
                         seat: p.seat,
@@ -1135,6 +1138,34 @@ impl Hand {
             }
         }
         shown
+    }
+
+    /// Auto-muck off (`show`) or on for `seat`: whether a losing hand is shown at showdown
+    /// (docs/rules.md §6.5).
+    pub fn set_show_losing(&mut self, seat: u8, show: bool) {
+        self.show_losing.retain(|&s| s != seat);
+        if show {
+            self.show_losing.push(seat);
+        }
+    }
+
+    /// After a hand won without a showdown, its winner turns their cards up (docs/rules.md
+    /// §6.4). False, changing nothing, for anyone else or at any other time.
+    pub fn show_uncalled(&mut self, seat: u8) -> bool {
+        let allowed = self.may_show_uncalled(seat);
+        if allowed {
+            self.shown.push(seat);
+        }
+        allowed
+    }
+
+    /// Whether `seat` won this finished hand without a showdown and has not shown it yet.
+    pub fn may_show_uncalled(&self, seat: u8) -> bool {
+        let mut live = self.players.iter().filter(|p| !p.folded);
+        self.result.is_some()
+            && live.next().is_some_and(|p| p.seat == seat)
+            && live.next().is_none()
+            && !self.shown.contains(&seat)
     }
 
     /// Whether `seat`'s hole cards are face up for everyone.

@@ -122,6 +122,11 @@ view_patch! {
     run_twice: bool,
     straddle: bool,
     straddling: bool,
+    sit_out_at_big_blind: bool,
+    show_losing: bool,
+    auto_top_up: Option<Chips>,
+    can_show: bool,
+    waiting: u32,
 }
 
 #[cfg(test)]

@@ -20,8 +20,11 @@ use crate::table::SeatStatus;
 /// options and second board in `TableView` and `LobbyTable`, and the events of
 /// `format` version 3; a snapshot's `log`, a chat line's `at` and a seat's missed blinds),
 /// version 5 events that carry what changed in the view (`since` and `patch`) rather than
-/// all of it. A change to the layout is a new version (and the fixtures of the old one stay).
-pub const PROTOCOL_VERSION: u32 = 5;
+/// all of it, version 6 the table controls players expect (the waiting list, sitting out at
+/// the big blind, auto-muck, showing an uncalled winner, automatic top-up; `Waitlist`, the
+/// view's and lobby row's new fields). A change to the layout is a new version (and the
+/// fixtures of the old one stay).
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// Longest chat line accepted, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;
@@ -170,6 +173,35 @@ pub enum ClientMessage {
         action: HostAction,
     },
     Ping,
+    /// Play on until the big blind reaches the seat, then sit out (docs/rules.md §7.13).
+    SitOutAtBigBlind {
+        table: TableId,
+        on: bool,
+    },
+    /// Show losing hands at showdown (`on`), or muck them, the default (docs/rules.md §6.5).
+    ShowLosing {
+        table: TableId,
+        on: bool,
+    },
+    /// Turn up the cards of the last hand, won without a showdown (docs/rules.md §6.4).
+    ShowCards {
+        table: TableId,
+    },
+    /// Top the stack back up to `to` chips between hands, or stop (docs/rules.md §7.15).
+    AutoTopUp {
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<Chips>,
+    },
+    /// Join a full table's waiting list (docs/rules.md §7.14); sent again after a reload, it
+    /// keeps the place in the line.
+    JoinWaitlist {
+        table: TableId,
+    },
+    /// Leave the waiting list, passing on a seat offered.
+    LeaveWaitlist {
+        table: TableId,
+    },
 }
 
 /// A host's controls. None of them sees a card, changes a hand in play or moves chips
@@ -269,6 +301,26 @@ pub struct TableView {
     /// The viewer straddles whenever first left of the big blind.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub straddling: bool,
+    /// The viewer sits out when the big blind next reaches their seat (docs/rules.md §7.13).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sit_out_at_big_blind: bool,
+    /// The viewer shows a losing hand at showdown: auto-muck is off (docs/rules.md §6.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub show_losing: bool,
+    /// The stack the viewer's seat is topped back up to between hands (docs/rules.md §7.15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_top_up: Option<Chips>,
+    /// The viewer won the last hand without a showdown and may show it (docs/rules.md §6.4).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub can_show: bool,
+    /// How many players are on the table's waiting list (docs/rules.md §7.14; filled in by
+    /// the server).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waiting: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A player's table as everyone at it sees it.
@@ -328,6 +380,12 @@ pub struct LobbyTable {
     pub run_twice: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub straddle: bool,
+    /// Players on the waiting list (docs/rules.md §7.14).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waiting: u32,
+    /// A practice table: house bots keep a game going.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub practice: bool,
 }
 
 /// Machine-readable error codes so the client can react (and translate) without parsing text.
@@ -355,6 +413,8 @@ pub enum ErrorCode {
     /// The host refused the seat, or removed this player from the table.
     SeatRefused,
     Internal,
+    /// The seat is held for the player the waiting list offered it to.
+    SeatHeld,
 }
 
 /// The decision clock of the player to act.
@@ -432,4 +492,21 @@ pub enum ServerMessage {
     /// The session behind this socket has ended (logout or expiry).
     SessionEnded,
     Pong,
+    /// To one player: where they stand on a table's waiting list (docs/rules.md §7.14).
+    /// `position` 1 is next; none means off the list. `offer` is a seat held for them.
+    Waitlist {
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offer: Option<SeatOffer>,
+    },
+}
+
+/// A seat held for the first player on the waiting list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatOffer {
+    pub seat: u8,
+    /// How long the seat stays held, from when the message was sent.
+    pub expires_in_ms: u64,
 }

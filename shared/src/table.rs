@@ -101,6 +101,17 @@ pub struct Seat {
     /// Straddle whenever the seat is first left of the big blind (at a table that allows it).
     #[serde(default)]
     pub straddle: bool,
+    /// Play on until the big blind reaches the seat, then sit out instead of posting it
+    /// (docs/rules.md §7.13).
+    #[serde(default)]
+    pub sit_out_at_big_blind: bool,
+    /// Show a losing hand at showdown rather than muck it (auto-muck off, docs/rules.md §6.5).
+    #[serde(default)]
+    pub show_losing: bool,
+    /// Between hands, top the stack back up to this many chips (a preference the server acts
+    /// on through the ledger; the engine only keeps it with the seat).
+    #[serde(default)]
+    pub auto_top_up: Option<Chips>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
@@ -134,6 +145,12 @@ pub enum TableError {
     NotEnoughPlayers,
     #[error("this table does not allow straddles")]
     NoStraddle,
+    #[error(
+        "there is no hand of yours to show: only a hand that won without a showdown can be shown after it"
+    )]
+    NothingToShow,
+    #[error("an automatic top-up must be between {min} and {max} chips")]
+    AutoTopUpOutOfRange { min: Chips, max: Chips },
     #[error("hand setup failed: {0}")]
     Setup(String),
 }
@@ -412,6 +429,9 @@ impl Table {
             sit_out_next: false,
             leaving: false,
             straddle: false,
+            sit_out_at_big_blind: false,
+            show_losing: false,
+            auto_top_up: None,
         });
         Ok(())
     }
@@ -573,6 +593,54 @@ impl Table {
         Ok(())
     }
 
+    /// Sits the player out when the big blind next reaches their seat, or stops that.
+    pub fn set_sit_out_at_big_blind(&mut self, seat: u8, on: bool) -> Result<(), TableError> {
+        self.seat_mut(seat)?.sit_out_at_big_blind = on;
+        Ok(())
+    }
+
+    /// Auto-muck on (`show` false, the default) or off: a losing hand at showdown is shown.
+    /// Takes effect in the running hand too.
+    pub fn set_show_losing(&mut self, seat: u8, show: bool) -> Result<(), TableError> {
+        self.seat_mut(seat)?.show_losing = show;
+        if let Some(hand) = self.hand.as_mut() {
+            hand.set_show_losing(seat, show);
+        }
+        Ok(())
+    }
+
+    /// The stack to top back up to between hands, or none. It must be a stack a buy-in could
+    /// bring (docs/rules.md §7.1): the automatic top-up of an empty stack is a rebuy.
+    pub fn set_auto_top_up(&mut self, seat: u8, to: Option<Chips>) -> Result<(), TableError> {
+        let (min, max) = (self.config.min_buy_in, self.config.max_buy_in);
+        if to.is_some_and(|to| !(min..=max).contains(&to)) {
+            return Err(TableError::AutoTopUpOutOfRange { min, max });
+        }
+        self.seat_mut(seat)?.auto_top_up = to;
+        Ok(())
+    }
+
+    /// The chips an automatic top-up would add to `seat` now: none in a hand, below the
+    /// target, or for a player leaving.
+    pub fn auto_top_up_due(&self, seat: u8) -> Option<Chips> {
+        let s = self.seat(seat)?;
+        let to = s.auto_top_up?.min(self.config.max_buy_in);
+        (to > s.stack && !s.leaving && !self.in_hand(seat)).then(|| to - s.stack)
+    }
+
+    /// The winner of a hand that ended without a showdown turns their cards up after it
+    /// (docs/rules.md §6.4): everyone sees them until the next hand is dealt.
+    pub fn show_cards(&mut self, seat: u8) -> Result<(), TableError> {
+        if self.hand_running() {
+            return Err(TableError::HandInProgress);
+        }
+        if self.hand.as_mut().is_some_and(|h| h.show_uncalled(seat)) {
+            Ok(())
+        } else {
+            Err(TableError::NothingToShow)
+        }
+    }
+
     /// The first entrant left of the big blind straddles if they asked to, with more than the
     /// straddle behind, posting nothing else, three or more players dealt in (docs/rules.md
     /// §4.8).
@@ -605,6 +673,17 @@ impl Table {
             return Err(TableError::HandRunning);
         }
         let mut plan = self.plan()?;
+        // A player who asked to sit out at their big blind is sat out as it reaches them,
+        // before anyone posts, and the big blind moves on as if they had been out already
+        // (docs/rules.md §7.13). Each pass sits one seat out, so this ends.
+        while let Some(s) = self.seats[plan.positions.big_blind as usize]
+            .as_mut()
+            .filter(|s| s.sit_out_at_big_blind)
+        {
+            s.sit_out_at_big_blind = false;
+            s.status = SeatStatus::SittingOut;
+            plan = self.plan()?;
+        }
         self.add_straddle(&mut plan);
         let positions = plan.positions;
         let setup = HandSetup {
@@ -614,7 +693,12 @@ impl Table {
             entrants: plan.entrants.clone(),
             run_twice: self.config.run_twice,
         };
-        let (hand, events) = Hand::start(setup, deck)?;
+        let (mut hand, events) = Hand::start(setup, deck)?;
+        for e in &plan.entrants {
+            if self.seat(e.seat).is_some_and(|s| s.show_losing) {
+                hand.set_show_losing(e.seat, true);
+            }
+        }
 
         // The plan succeeded: commit seat states.
         let last_bb = self.last.map(|p| p.big_blind);
@@ -920,6 +1004,7 @@ impl Table {
             if s.sit_out_next || s.stack == 0 {
                 s.status = SeatStatus::SittingOut;
                 s.sit_out_next = false;
+                s.sit_out_at_big_blind = false;
             }
         }
     }

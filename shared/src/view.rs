@@ -83,6 +83,7 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         _ => None,
     };
     let legal = hand.and_then(|h| h.legal()).filter(|l| you == Some(l.seat));
+    let mine = you.and_then(|s| table.seat(s));
     TableView {
         stakes: config.stakes,
         seat_count: config.seats,
@@ -109,7 +110,12 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         second_board: hand.and_then(|h| h.second_board()).unwrap_or_default(),
         run_twice: config.run_twice,
         straddle: config.straddle,
-        straddling: you.and_then(|s| table.seat(s)).is_some_and(|s| s.straddle),
+        straddling: mine.is_some_and(|s| s.straddle),
+        sit_out_at_big_blind: mine.is_some_and(|s| s.sit_out_at_big_blind),
+        show_losing: mine.is_some_and(|s| s.show_losing),
+        auto_top_up: mine.and_then(|s| s.auto_top_up),
+        can_show: you.is_some_and(|s| !running && hand.is_some_and(|h| h.may_show_uncalled(s))),
+        waiting: 0,
     }
 }
 

@@ -738,3 +738,51 @@ fn rule_6_2_without_an_all_in_a_losing_river_caller_still_mucks() {
     let events = act(&mut h, 1, call());
     assert!(events.contains(&Event::Mucked { seat: 1 }), "{events:?}");
 }
+
+#[test]
+fn rule_6_5_with_auto_muck_off_a_losing_hand_is_shown_at_showdown() {
+    let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 1000)]);
+    let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
+    h.set_show_losing(1, true);
+    act(&mut h, 0, call());
+    act(&mut h, 1, check());
+    for _ in 0..3 {
+        act(&mut h, 1, check());
+        let bet = if h.street() == Street::River {
+            raise(50)
+        } else {
+            check()
+        };
+        act(&mut h, 0, bet);
+    }
+    let events = act(&mut h, 1, call());
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Shown { seat: 1, .. })),
+        "{events:?}"
+    );
+    assert!(h.is_shown(1));
+    // The winnings are the same: showing a loser changes who sees it, nothing else.
+    assert_eq!(
+        h.result().unwrap().stacks.iter().map(|s| s.1).sum::<u64>(),
+        2000
+    );
+}
+
+#[test]
+fn rule_6_4_the_winner_of_an_uncalled_hand_may_show_after_it_and_nobody_else() {
+    let (mut h, _) = start(standard(
+        Stakes::no_limit(5, 10),
+        0,
+        &[(0, 1000), (1, 1000)],
+    ));
+    assert!(!h.show_uncalled(0), "not while the hand runs");
+    act(&mut h, 0, raise(30));
+    act(&mut h, 1, fold());
+    assert!(!h.show_uncalled(1), "the folder may not show");
+    assert!(!h.is_shown(0));
+    assert!(h.show_uncalled(0));
+    assert!(h.is_shown(0));
+    assert!(!h.show_uncalled(0), "once");
+}

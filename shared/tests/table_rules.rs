@@ -768,3 +768,80 @@ fn sit_and_top_up_checks_are_the_ones_the_server_asks_before_moving_chips() {
         Err(TableError::TopUpTooLarge { max: 1000 })
     );
 }
+
+#[test]
+fn rule_7_13_a_player_sits_out_when_their_big_blind_comes_and_misses_it() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    assert_eq!(t.positions(), pos(0, 2, 4));
+    // Seat 6 would be the next big blind: asked to sit out then, it plays until it comes.
+    t.set_sit_out_at_big_blind(6, true).unwrap();
+    let e = play_hand(&mut t);
+    assert_eq!(
+        t.positions(),
+        pos(2, 4, 0),
+        "the big blind moved past seat 6"
+    );
+    assert!(!dealt(&e).contains(&6));
+    let s = t.seat(6).unwrap();
+    assert_eq!(s.status, SeatStatus::SittingOut);
+    assert!(s.missed_big, "{s:?}");
+    assert!(!s.sit_out_at_big_blind, "the request is spent");
+}
+
+#[test]
+fn rule_7_13_the_request_waits_for_the_big_blind_and_can_be_taken_back() {
+    let mut t = table(9);
+    for s in [0, 2, 4, 6] {
+        sit(&mut t, s, false);
+    }
+    play_hand(&mut t);
+    // Seat 2 is the small blind now and the big blind is three hands away.
+    t.set_sit_out_at_big_blind(2, true).unwrap();
+    let e = play_hand(&mut t);
+    assert!(dealt(&e).contains(&2), "still playing before the big blind");
+    t.set_sit_out_at_big_blind(2, false).unwrap();
+    play_hand(&mut t);
+    let e = play_hand(&mut t);
+    assert!(dealt(&e).contains(&2));
+    assert_eq!(t.seat(2).unwrap().status, SeatStatus::Playing);
+}
+
+#[test]
+fn rule_7_15_an_automatic_top_up_is_due_between_hands_below_its_stack() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 1, false);
+    assert_eq!(
+        t.set_auto_top_up(0, Some(5)),
+        Err(TableError::AutoTopUpOutOfRange {
+            min: 100,
+            max: 1000
+        })
+    );
+    t.set_auto_top_up(0, Some(800)).unwrap();
+    assert_eq!(t.auto_top_up_due(0), Some(300));
+    assert_eq!(t.auto_top_up_due(1), None, "not asked");
+    t.start_hand(Deck::ordered()).unwrap();
+    assert_eq!(t.auto_top_up_due(0), None, "not during a hand");
+}
+
+#[test]
+fn rule_6_4_the_uncalled_winner_shows_through_the_table_and_everyone_sees_it() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 3, false);
+    t.start_hand(Deck::ordered()).unwrap();
+    let first = t.hand().unwrap().to_act().unwrap();
+    let other = if first == 0 { 3 } else { 0 };
+    assert_eq!(t.show_cards(first), Err(TableError::HandInProgress));
+    t.act(first, Action::Fold).unwrap();
+    assert_eq!(t.show_cards(first), Err(TableError::NothingToShow));
+    t.show_cards(other).unwrap();
+    let view = shared::view::table_view(&t, shared::view::Viewer::Spectator, 1);
+    assert!(view.seats[other as usize].as_ref().unwrap().cards.is_some());
+    assert!(view.seats[first as usize].as_ref().unwrap().cards.is_none());
+}

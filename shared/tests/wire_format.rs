@@ -1,6 +1,6 @@
 //! The wire protocol, pinned: one example of every server and client message, written by the
-//! code and compared byte for byte with `tests/fixtures/server_messages_v5.jsonl`,
-//! `client_messages_v4.jsonl` (version 5 changed server messages only) and
+//! code and compared byte for byte with `tests/fixtures/server_messages_v6.jsonl`,
+//! `client_messages_v6.jsonl` and
 //! `events_v3.jsonl`, then read back. Browsers
 //! still running the previous bundle talk to a new server during an upgrade, so a change here
 //! must be a deliberate new version, never an accident; and every earlier version's files
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use shared::patch::ViewPatch;
 use shared::protocol::{
     ClientMessage, Clock, ErrorCode, HomeView, HostAction, LobbyTable, PreAction, RequestId,
-    SeatRequest, ServerMessage,
+    SeatOffer, SeatRequest, ServerMessage,
 };
 use shared::table::{PlayerId, Table, TableConfig};
 use shared::view::{Viewer, project, table_view};
@@ -47,6 +47,8 @@ fn lobby_table() -> LobbyTable {
         host: None,
         run_twice: false,
         straddle: false,
+        waiting: 0,
+        practice: false,
     }
 }
 
@@ -180,6 +182,8 @@ fn every_server_message_keeps_its_wire_format() {
             table: LobbyTable {
                 run_twice: true,
                 straddle: true,
+                waiting: 0,
+                practice: false,
                 ..lobby_table()
             },
         },
@@ -218,8 +222,54 @@ fn every_server_message_keeps_its_wire_format() {
         },
         ServerMessage::SessionEnded,
         ServerMessage::Pong,
+        // Version 6: the table controls players expect.
+        ServerMessage::Waitlist {
+            table: "lyon".into(),
+            position: Some(2),
+            offer: None,
+        },
+        ServerMessage::Waitlist {
+            table: "lyon".into(),
+            position: Some(1),
+            offer: Some(SeatOffer {
+                seat: 4,
+                expires_in_ms: 29_998,
+            }),
+        },
+        ServerMessage::Waitlist {
+            table: "lyon".into(),
+            position: None,
+            offer: None,
+        },
+        ServerMessage::Error {
+            code: ErrorCode::SeatHeld,
+            message: "seat 4 is held for the next player on the waiting list".into(),
+            table: Some("lyon".into()),
+        },
+        ServerMessage::LobbyUpdate {
+            table: LobbyTable {
+                seats_taken: 6,
+                waiting: 3,
+                practice: true,
+                ..lobby_table()
+            },
+        },
+        ServerMessage::Snapshot {
+            table: "lyon".into(),
+            seq: 14,
+            view: Box::new(shared::protocol::TableView {
+                sit_out_at_big_blind: true,
+                show_losing: true,
+                auto_top_up: Some(500),
+                can_show: true,
+                waiting: 2,
+                ..table_view(&table, Viewer::Seat(3), 12)
+            }),
+            clock: None,
+            log: Vec::new(),
+        },
     ];
-    common::golden("server_messages_v5.jsonl", &lines(&messages));
+    common::golden("server_messages_v6.jsonl", &lines(&messages));
 }
 
 #[test]
@@ -313,7 +363,29 @@ fn every_client_message_keeps_its_wire_format() {
         on: true,
     });
     messages.push(ClientMessage::Ping);
-    common::golden("client_messages_v4.jsonl", &lines(&messages));
+    // Version 6.
+    messages.extend([
+        ClientMessage::SitOutAtBigBlind {
+            table: t(),
+            on: true,
+        },
+        ClientMessage::ShowLosing {
+            table: t(),
+            on: true,
+        },
+        ClientMessage::ShowCards { table: t() },
+        ClientMessage::AutoTopUp {
+            table: t(),
+            to: Some(1_000),
+        },
+        ClientMessage::AutoTopUp {
+            table: t(),
+            to: None,
+        },
+        ClientMessage::JoinWaitlist { table: t() },
+        ClientMessage::LeaveWaitlist { table: t() },
+    ]);
+    common::golden("client_messages_v6.jsonl", &lines(&messages));
 }
 
 /// Every kind of hand event, as browsers receive it (inside `events` messages) and as hand
@@ -525,12 +597,13 @@ fn version_1_messages_and_events_still_read_unchanged() {
     same::<shared::format::Event>("events_v1.jsonl");
 }
 
-/// Versions 2 (before home games), 3 (before run it twice and the straddle) and 4 (events
-/// with the whole view): every line still reads and writes back byte for byte, since later
-/// versions only added optional fields, messages, events and codes (version 5 made the
-/// events' whole view optional, beside the change that replaces it).
+/// Versions 2 (before home games), 3 (before run it twice and the straddle), 4 (events
+/// with the whole view) and 5 (before the waiting list and the other table controls): every
+/// line still reads and writes back byte for byte, since later versions only added optional
+/// fields, messages, events and codes (version 5 made the events' whole view optional,
+/// beside the change that replaces it).
 #[test]
-fn version_2_3_and_4_messages_and_events_still_read_unchanged() {
+fn versions_2_to_5_messages_and_events_still_read_unchanged() {
     let events = |l: &str| {
         serde_json::from_str::<shared::format::Event>(l).map(|m| serde_json::to_string(&m))
     };
@@ -551,6 +624,12 @@ fn version_2_3_and_4_messages_and_events_still_read_unchanged() {
             serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
         }),
         ("server_messages_v4.jsonl", |l: &str| {
+            serde_json::from_str::<ServerMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+        ("client_messages_v4.jsonl", |l: &str| {
+            serde_json::from_str::<ClientMessage>(l).map(|m| serde_json::to_string(&m))
+        }),
+        ("server_messages_v5.jsonl", |l: &str| {
             serde_json::from_str::<ServerMessage>(l).map(|m| serde_json::to_string(&m))
         }),
     ] {

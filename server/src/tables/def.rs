@@ -91,6 +91,10 @@ pub struct TableDef {
     /// board come out with each hand's equity (the browser shows a street a second).
     #[serde(default = "default_run_out_street_ms")]
     pub run_out_street_ms: u64,
+    /// How long a seat that came free is held for the first player on the waiting list
+    /// (docs/rules.md §7.14).
+    #[serde(default = "default_seat_offer_secs")]
+    pub seat_offer_secs: u32,
 }
 
 fn default_seats() -> u8 {
@@ -113,6 +117,9 @@ fn default_between_hands_ms() -> u64 {
 }
 fn default_run_out_street_ms() -> u64 {
     1_000
+}
+fn default_seat_offer_secs() -> u32 {
+    30
 }
 
 #[derive(Deserialize)]
@@ -154,6 +161,7 @@ impl TableDef {
             sit_out_minutes: default_sit_out_minutes(),
             between_hands_ms: default_between_hands_ms(),
             run_out_street_ms: default_run_out_street_ms(),
+            seat_offer_secs: default_seat_offer_secs(),
         }
     }
 

@@ -221,6 +221,8 @@ impl Tables {
             host: home.as_ref().map(|h| h.host_name.clone()),
             run_twice: table.config().run_twice,
             straddle: table.config().straddle,
+            waiting: 0,
+            practice: def.practice,
         }));
         let listed = home.as_ref().is_none_or(|h| !h.private);
         let access = home.as_ref().map(|h| Arc::new(Access::new(h)));

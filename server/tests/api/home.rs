@@ -55,7 +55,7 @@ async fn invite_status(app: &TestApp, token: &str) -> u16 {
 }
 
 /// The public lobby's rows, as `/api/tables` answers them.
-async fn lobby_rows(app: &TestApp) -> Vec<Value> {
+pub(crate) async fn lobby_rows(app: &TestApp) -> Vec<Value> {
     let mut v: Value = plain_browser()
         .get(app.url("/api/tables"))
         .send()
@@ -78,7 +78,7 @@ async fn lobby_ids(app: &TestApp) -> Vec<String> {
         .collect()
 }
 
-async fn balance(app: &TestApp, name: &str) -> i64 {
+pub(crate) async fn balance(app: &TestApp, name: &str) -> i64 {
     sqlx::query_scalar("SELECT balance FROM accounts WHERE username = $1")
         .bind(name)
         .fetch_one(&app.pool)

@@ -63,6 +63,11 @@ fn frames(hand: &HandView) -> Frames {
         run_twice: false,
         straddle: false,
         straddling: false,
+        sit_out_at_big_blind: false,
+        show_losing: false,
+        auto_top_up: None,
+        can_show: false,
+        waiting: 0,
     };
     let mut showdown = Showdown::default();
     let mut out = Frames {

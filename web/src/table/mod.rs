@@ -357,6 +357,11 @@ fn placeholder() -> TableView {
         run_twice: false,
         straddle: false,
         straddling: false,
+        sit_out_at_big_blind: false,
+        show_losing: false,
+        auto_top_up: None,
+        can_show: false,
+        waiting: 0,
     }
 }
 

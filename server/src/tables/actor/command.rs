@@ -118,6 +118,23 @@ pub enum Request {
     Chat {
         text: String,
     },
+    /// docs/rules.md §7.13.
+    SitOutAtBigBlind {
+        on: bool,
+    },
+    /// Auto-muck off (`on`) or back on (docs/rules.md §6.5).
+    ShowLosing {
+        on: bool,
+    },
+    /// The uncalled winner turns their cards up (docs/rules.md §6.4).
+    ShowCards,
+    /// docs/rules.md §7.15.
+    AutoTopUp {
+        to: Option<Chips>,
+    },
+    /// docs/rules.md §7.14.
+    JoinWaitlist,
+    LeaveWaitlist,
 }
 
 /// The engine knows players by number; an account's is its id.

@@ -61,6 +61,14 @@ pub enum RequestError {
     /// A private table to someone it does not let in: the words of a table that does not exist.
     #[error("no table `{0}`")]
     NoTable(String),
+    #[error("seat {0} is held for the next player on the waiting list")]
+    SeatHeld(u8),
+    #[error("a seat is free at this table: take it rather than wait")]
+    SeatFree,
+    #[error("you are seated at this table")]
+    SeatedHere,
+    #[error("you are not on this table's waiting list")]
+    NotWaiting,
     #[error("internal error; nothing was changed")]
     Internal,
 }
@@ -88,6 +96,10 @@ impl RequestError {
             | RequestError::NoInvite
             | RequestError::NoPlayer(_)
             | RequestError::NoRequest(_) => ErrorCode::Seat,
+            RequestError::SeatHeld(_) => ErrorCode::SeatHeld,
+            RequestError::SeatFree | RequestError::SeatedHere | RequestError::NotWaiting => {
+                ErrorCode::Seat
+            }
             RequestError::Internal => ErrorCode::Internal,
         }
     }

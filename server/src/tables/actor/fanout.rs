@@ -38,6 +38,8 @@ pub struct Frame<'a> {
     pub home: Option<&'a HomeView>,
     /// The hand so far (between hands, the last one), which a snapshot carries.
     pub log: &'a [format::Event],
+    /// Players on the waiting list.
+    pub waiting: u32,
 }
 
 /// What someone without a seat sees of a player's table that allows no spectators: who sits
@@ -66,6 +68,7 @@ impl Frame<'_> {
         let mut view = table_view(self.table, viewer, self.hand_number);
         view.name = self.name.to_string();
         view.home = self.home.cloned();
+        view.waiting = self.waiting;
         if !self.sees_the_game(viewer) {
             seats_only(&mut view);
         }
@@ -383,6 +386,7 @@ mod tests {
             clock: None,
             home: None,
             log: &[],
+            waiting: 0,
         }
     }
 

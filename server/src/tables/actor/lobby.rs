@@ -89,6 +89,9 @@ impl Lobby {
             host: None,
             run_twice: table.config().run_twice,
             straddle: table.config().straddle,
+            // Filled in by the table task, which knows these.
+            waiting: 0,
+            practice: false,
         }
     }
 
@@ -154,6 +157,8 @@ mod tests {
                 host: None,
                 run_twice: false,
                 straddle: false,
+                waiting: 0,
+                practice: false,
             })),
             true,
         );

@@ -29,6 +29,7 @@ mod requests;
 mod seats;
 #[cfg(test)]
 mod tests;
+mod waitlist;
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
@@ -58,6 +59,7 @@ use host::{HomeGame, HomeParts};
 use idle::SatOut;
 use ledger::Ledger;
 use lobby::Lobby;
+use waitlist::Waitlist;
 
 pub struct TableActor {
     id: String,
@@ -90,6 +92,7 @@ pub struct TableActor {
     home: Option<HomeGame>,
     /// Told when the task ends, so the registry forgets the table.
     ended: mpsc::UnboundedSender<()>,
+    waitlist: Waitlist,
 }
 
 pub struct ActorParts {
@@ -121,6 +124,7 @@ impl TableActor {
     pub fn new(parts: ActorParts) -> TableActor {
         TableActor {
             clocks: Clocks::new(parts.def.clock(), parts.def.time_bank(), parts.banks),
+            waitlist: Waitlist::new(Duration::from_secs(u64::from(parts.def.seat_offer_secs))),
             id: parts.id,
             def: parts.def,
             table: parts.table,
@@ -224,6 +228,9 @@ impl TableActor {
         if let Some(at) = self.bot_acts_at {
             wake = wake.min(at);
         }
+        if let Some(at) = self.waitlist.deadline() {
+            wake = wake.min(at);
+        }
         if self.hand.is_none() && !self.stop_dealing && !self.is_paused() {
             wake = wake.min(self.next_hand_at.max(now));
         }
@@ -246,6 +253,7 @@ impl TableActor {
             }
         }
         self.sync_access();
+        self.update_waitlist();
     }
 
     async fn handle(&mut self, cmd: Command) {
@@ -282,9 +290,13 @@ impl TableActor {
                 if self.refuse_outsider(Some(account.id), invite.as_deref(), &out) {
                     return;
                 }
-                let answer = match self.gate_seat(&account, request, &out) {
-                    Ok(request) => self.player_request(&account, request).await,
-                    Err(refused) => Err(refused),
+                let answer = match request {
+                    Request::JoinWaitlist => self.join_waitlist(&account, &out),
+                    Request::LeaveWaitlist => self.leave_waitlist(&account),
+                    request => match self.gate_seat(&account, request, &out) {
+                        Ok(request) => self.player_request(&account, request).await,
+                        Err(refused) => Err(refused),
+                    },
                 };
                 if let Err(error) = answer {
                     let _ = out.try_send(Outgoing::refused(self.id.clone(), error));
@@ -313,6 +325,7 @@ impl TableActor {
         }
         self.sat_out.track(&self.table, Instant::now());
         self.sync_access();
+        self.update_waitlist();
     }
 
     /// A private table checks its door again when a command arrives (an invite rotated while
@@ -403,6 +416,7 @@ impl TableActor {
                 .hand
                 .as_ref()
                 .map_or(&self.last_hand, |h| &h.record.events),
+            waiting: self.waitlist.len().try_into().unwrap_or(u32::MAX),
         };
         let built = self.watchers.broadcast(&frame, events);
         self.metrics.broadcasts.inc();
@@ -423,6 +437,7 @@ impl TableActor {
                 .hand
                 .as_ref()
                 .map_or(&self.last_hand, |h| &h.record.events),
+            waiting: self.waitlist.len().try_into().unwrap_or(u32::MAX),
         };
         self.watchers.snapshot(conn, &frame);
     }
@@ -437,6 +452,8 @@ impl TableActor {
             Instant::now(),
         );
         row.host = self.home.as_ref().map(|g| g.home.host_name.clone());
+        row.waiting = self.waitlist.len().try_into().unwrap_or(u32::MAX);
+        row.practice = self.def.practice;
         self.lobby.publish(row);
     }
 

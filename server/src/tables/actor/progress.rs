@@ -192,6 +192,10 @@ impl TableActor {
         }
         self.remove_due().await;
         self.stand_up_idle().await;
+        let seats: Vec<u8> = self.table.seats().map(|(seat, _)| seat).collect();
+        for seat in seats {
+            self.auto_top_up(seat).await;
+        }
         self.sat_out.track(&self.table, Instant::now());
         self.broadcast(&[]);
         self.publish_lobby();

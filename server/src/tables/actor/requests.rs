@@ -33,6 +33,7 @@ impl TableActor {
                     return Err(RequestError::Closing);
                 }
                 let player = player_id(account.id);
+                self.check_not_held(wanted, account.id)?;
                 if request_id.is_some() && seat == Some(wanted) {
                     // The click that seated them, sent again (a retry, a second socket).
                     return Err(RequestError::AlreadyDone);
@@ -145,6 +146,34 @@ impl TableActor {
                 };
                 self.changed_leaving(events, freed).await;
             }
+            Request::SitOutAtBigBlind { on } => {
+                let seat = seat.ok_or(RequestError::NotSeated)?;
+                self.table.set_sit_out_at_big_blind(seat, on)?;
+                self.changed(Vec::new()).await;
+            }
+            Request::ShowLosing { on } => {
+                let seat = seat.ok_or(RequestError::NotSeated)?;
+                self.table.set_show_losing(seat, on)?;
+                self.changed(Vec::new()).await;
+            }
+            Request::ShowCards => {
+                let seat = seat.ok_or(RequestError::NotSeated)?;
+                self.table.show_cards(seat)?;
+                self.changed(Vec::new()).await;
+            }
+            Request::AutoTopUp { to } => {
+                let seat = seat.ok_or(RequestError::NotSeated)?;
+                self.table.set_auto_top_up(seat, to)?;
+                // Between hands it applies at once, as the top-up it stands for would.
+                if !self.in_running_hand(seat) {
+                    self.auto_top_up(seat).await;
+                }
+                self.changed(Vec::new()).await;
+            }
+            Request::JoinWaitlist | Request::LeaveWaitlist => {
+                // Handled by `Command::Player` with the connection to tell (`waitlist`).
+                return Err(RequestError::Internal);
+            }
             Request::Chat { text } => {
                 let name = seat
                     .and_then(|s| self.table.seat(s))
@@ -166,6 +195,41 @@ impl TableActor {
             }
         }
         Ok(())
+    }
+
+    /// Tops `seat` back up to its automatic top-up stack (docs/rules.md §7.15), through the
+    /// ledger like a top-up the player asked for. A busted player's is a rebuy, after which
+    /// they play on. A balance too small for it moves nothing: the player is told and the
+    /// automatic top-up is turned off, rather than refused again every hand.
+    pub(super) async fn auto_top_up(&mut self, seat: u8) {
+        let Some(amount) = self.table.auto_top_up_due(seat) else {
+            return;
+        };
+        let Some((player, busted)) = self.table.seat(seat).map(|s| (s.player, s.stack == 0)) else {
+            return;
+        };
+        let account = super::command::account_of(player);
+        let key = format!("auto-top-up:{}:{}:{}", self.id, account, Uuid::new_v4());
+        match self.ledger.top_up(account, &self.id, amount, &key).await {
+            Ok(_) => {
+                if self.table.top_up(seat, amount).is_ok() && busted {
+                    let _ = self.table.sit_in(seat, false);
+                    self.sat_out.forget(seat);
+                }
+            }
+            Err(e) => {
+                let refusal = self.uncertain(account, e);
+                if !matches!(refusal, RequestError::DatabaseUnavailable) {
+                    let _ = self.table.set_auto_top_up(seat, None);
+                }
+                let notice = encode(&ServerMessage::Error {
+                    code: refusal.code(),
+                    message: format!("automatic top-up: {refusal}"),
+                    table: Some(self.id.clone()),
+                });
+                self.watchers.send_to(account, &notice);
+            }
+        }
     }
 
     /// The player's view of a failed chip movement. If the database may have committed it

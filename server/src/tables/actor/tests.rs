@@ -66,6 +66,8 @@ fn actor() -> (
         host: None,
         run_twice: false,
         straddle: false,
+        waiting: 0,
+        practice: false,
     };
     let mut actor = TableActor::new(ActorParts {
         banks: Vec::new(),
