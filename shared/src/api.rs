@@ -133,3 +133,10 @@ pub struct HostedTable {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
 }
+
+/// The link to a hand its player shared: `#/shared/{token}` in the browser, read from
+/// `GET /api/shared/{token}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandShare {
+    pub token: String,
+}

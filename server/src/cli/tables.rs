@@ -79,6 +79,9 @@ pub struct AddTable {
     between_hands_ms: Option<u64>,
     #[arg(long)]
     run_out_street_ms: Option<u64>,
+    /// Seconds a freed seat is held for the first player on the waiting list (§7.14).
+    #[arg(long)]
+    seat_offer_secs: Option<u32>,
 }
 
 fn parse_structure(s: &str) -> Result<shared::rules::Structure, String> {
@@ -144,6 +147,7 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
                 sit_out_minutes,
                 between_hands_ms,
                 run_out_street_ms,
+                seat_offer_secs,
                 ..
             } = *add;
             // clap requires these without --file.
@@ -180,6 +184,7 @@ pub async fn run(db_args: &DbArgs, action: TablesAction) -> anyhow::Result<ExitC
             t.sit_out_minutes = sit_out_minutes.unwrap_or(t.sit_out_minutes);
             t.between_hands_ms = between_hands_ms.unwrap_or(t.between_hands_ms);
             t.run_out_street_ms = run_out_street_ms.unwrap_or(t.run_out_street_ms);
+            t.seat_offer_secs = seat_offer_secs.unwrap_or(t.seat_offer_secs);
             def::upsert(&pool, &t).await?;
             println!("table {id} open");
         }

@@ -1,14 +1,17 @@
 //! One's own hand histories: `GET /api/hands` and `GET /api/hands/{id}` (JSON, or exported
-//! with `?format=phh` / `?format=pokerstars`), always as that player may see them.
+//! with `?format=phh` / `?format=pokerstars`), always as that player may see them; and hands
+//! their players chose to share (`POST`/`DELETE /api/hands/{id}/share`), which anyone with
+//! the link reads at `GET /api/shared/{token}` as a spectator saw them: no hidden card.
 
 use axum::Router;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde::Deserialize;
-use shared::api::{HandList, HandSummary};
-use shared::history::{HandRecord, to_phh, to_pokerstars};
+use shared::api::{HandList, HandShare, HandSummary};
+use shared::history::{HandRecord, HandView, to_phh, to_pokerstars};
 use shared::view::Viewer;
 use uuid::Uuid;
 
@@ -20,6 +23,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/hands", get(list))
         .route("/api/hands/{id}", get(one))
+        .route("/api/hands/{id}/share", post(share).delete(unshare))
+        .route("/api/shared/{token}", get(shared_hand))
 }
 
 #[derive(Deserialize)]
@@ -101,14 +106,22 @@ async fn one(
     .fetch_optional(&state.pool)
     .await?
     .ok_or_else(not_found)?;
-    let record: HandRecord = serde_json::from_value(row.history).map_err(|e| {
-        tracing::error!(hand = %id, error = %e, "stored hand history does not read");
-        ApiError::NotFound("this hand's history is unreadable".into())
-    })?;
+    let record = read_record(id, row.history)?;
     let seat = row.seat;
     let viewer = u8::try_from(seat).map_or(Viewer::Spectator, Viewer::Seat);
-    let view = record.for_viewer(viewer);
-    match q.format.as_deref() {
+    respond(record.for_viewer(viewer), q.format.as_deref())
+}
+
+fn read_record(id: Uuid, history: serde_json::Value) -> Result<HandRecord, ApiError> {
+    serde_json::from_value(history).map_err(|e| {
+        tracing::error!(hand = %id, error = %e, "stored hand history does not read");
+        ApiError::NotFound("this hand's history is unreadable".into())
+    })
+}
+
+/// A hand as JSON, PHH or PokerStars text.
+fn respond(view: HandView, format: Option<&str>) -> Result<Response, ApiError> {
+    match format {
         None | Some("json") => Ok(axum::Json(view).into_response()),
         Some("phh") => {
             let text = to_phh(&view).map_err(|e| {
@@ -125,4 +138,72 @@ async fn one(
             "unknown format `{other}` (json, phh or pokerstars)"
         ))),
     }
+}
+
+/// The player's link to one of their finished hands: the same link each time it is asked.
+async fn share(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<axum::Json<HandShare>, ApiError> {
+    let not_found = || ApiError::NotFound("no such hand among yours".into());
+    let id: Uuid = id.parse().map_err(|_| not_found())?;
+    let (fresh, _) = crate::session::new_token();
+    let token: String = sqlx::query_scalar(
+        "INSERT INTO hand_shares (token, hand_id, account_id) \
+         SELECT $1, h.id, hp.account_id FROM hands h \
+         JOIN hand_players hp ON hp.hand_id = h.id \
+         WHERE h.id = $2 AND hp.account_id = $3 AND h.status = 'complete' \
+         ON CONFLICT (hand_id, account_id) DO UPDATE SET token = hand_shares.token \
+         RETURNING token",
+    )
+    .bind(&fresh)
+    .bind(id)
+    .bind(user.id)
+    .fetch_optional(&state.pool)
+    .await?
+    .ok_or_else(not_found)?;
+    Ok(axum::Json(HandShare { token }))
+}
+
+/// The player stops sharing the hand: the link no longer opens it.
+async fn unshare(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id: Uuid = id
+        .parse()
+        .map_err(|_| ApiError::NotFound("no such hand among yours".into()))?;
+    sqlx::query("DELETE FROM hand_shares WHERE hand_id = $1 AND account_id = $2")
+        .bind(id)
+        .bind(user.id)
+        .execute(&state.pool)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A shared hand, for anyone with its link, as the table's spectators saw it.
+async fn shared_hand(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ApiQuery(q): ApiQuery<OneQuery>,
+) -> Result<Response, ApiError> {
+    let not_found =
+        || ApiError::NotFound("this link opens no hand (it may have been unshared)".into());
+    if token.len() > 64 {
+        return Err(not_found());
+    }
+    let row: Option<(Uuid, serde_json::Value)> = sqlx::query_as(
+        "SELECT h.id, h.history FROM hand_shares s JOIN hands h ON h.id = s.hand_id \
+         WHERE s.token = $1 AND h.status = 'complete'",
+    )
+    .bind(&token)
+    .fetch_optional(&state.pool)
+    .await?;
+    let (id, history) = row.ok_or_else(not_found)?;
+    respond(
+        read_record(id, history)?.for_viewer(Viewer::Spectator),
+        q.format.as_deref(),
+    )
 }

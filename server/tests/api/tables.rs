@@ -918,3 +918,80 @@ async fn an_all_in_run_out_shows_every_viewer_each_hands_equity_street_by_street
         .count();
     assert_eq!(equity_events, 3);
 }
+
+#[tokio::test]
+async fn a_shared_hand_opens_for_anyone_as_its_spectators_saw_it_until_unshared() {
+    let HeadsUp {
+        app,
+        ann,
+        mut a,
+        mut b,
+        ..
+    } = heads_up(quick_table("t", Structure::NoLimit), 500).await;
+    let _ = tokio::join!(play(&mut a, "t", 1), play(&mut b, "t", 1));
+    let list: Value = app.get_as(&ann, "/api/hands").await.json().await.unwrap();
+    let id = list["hands"][0]["id"].as_str().unwrap().to_string();
+    let post = |cookie: &str, method: reqwest::Method| {
+        crate::helpers::plain_browser()
+            .request(method, app.url(&format!("/api/hands/{id}/share")))
+            .header("cookie", cookie.to_string())
+            .send()
+    };
+    let shared: Value = post(&ann, reqwest::Method::POST)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = shared["token"].as_str().unwrap().to_string();
+    let again: Value = post(&ann, reqwest::Method::POST)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        again["token"],
+        token.as_str(),
+        "one link per player and hand"
+    );
+
+    // Anyone, logged in or not, reads exactly the spectators' view: no hidden hole card.
+    let anyone = crate::helpers::plain_browser();
+    let url = app.url(&format!("/api/shared/{token}"));
+    let seen: Value = anyone.get(&url).send().await.unwrap().json().await.unwrap();
+    let record = records(&app, "t").await.remove(0);
+    let spectators =
+        serde_json::to_value(record.for_viewer(shared::view::Viewer::Spectator)).unwrap();
+    assert_eq!(seen, spectators);
+    for dealt in seen["events"].as_array().unwrap() {
+        if dealt["event"] == "dealt" {
+            assert!(dealt["cards"].is_null(), "{dealt}");
+        }
+    }
+    let stars = anyone
+        .get(format!("{url}?format=pokerstars"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!stars.contains("Dealt to"), "{stars}");
+
+    // Someone who did not play it cannot share it; an unknown link opens nothing.
+    let cat = register(&app, "cat").await;
+    assert_eq!(
+        post(&cat, reqwest::Method::POST).await.unwrap().status(),
+        404
+    );
+    let bogus = app.url("/api/shared/not-a-token");
+    assert_eq!(anyone.get(&bogus).send().await.unwrap().status(), 404);
+
+    // Unshared, the link is dead.
+    assert_eq!(
+        post(&ann, reqwest::Method::DELETE).await.unwrap().status(),
+        204
+    );
+    assert_eq!(anyone.get(&url).send().await.unwrap().status(), 404);
+}
