@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The browser test (web/tests/browser.mjs): builds the release server and the web bundle,
-# creates a fresh database, starts `scoop serve` with one short-clock table, and plays it
-# in headless Chromium. Exits non-zero with the reason on any failure.
+# creates a fresh database, starts `scoop serve` with its tables (a short-clock one, a
+# heads-up one for an all-in, a practice table with house bots), and plays them in headless
+# Chromium. Exits non-zero with the reason on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
@@ -57,10 +58,30 @@ small_blind = 5
 big_blind = 10
 seats = 2
 between_hands_ms = 600000
+
+# Where "Play now" seats a player: house bots keep a game going.
+[[table]]
+id = "practice-test"
+name = "Practice test"
+structure = "pot_limit"
+small_blind = 1
+big_blind = 2
+seats = 6
+practice = true
+house_bots = 2
+
+# A full two-seat table and its waiting list (the seat is held for 30 s).
+[[table]]
+id = "wait-test"
+name = "Wait test"
+structure = "no_limit"
+small_blind = 5
+big_blind = 10
+seats = 2
 TOML
 
 "$scoop" serve --database-url "$db_url" --tables "$work/tables.toml" --web-dir web/dist \
-    --bind "127.0.0.1:$port" \
+    --bind "127.0.0.1:$port" --metrics-bind "127.0.0.1:$(free_port)" \
     --allowed-origins "http://127.0.0.1:$port" >"$work/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do

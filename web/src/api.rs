@@ -113,6 +113,11 @@ where
     read
 }
 
+/// A DELETE whose answer body does not matter.
+pub async fn delete(path: &str) -> Result<(), ApiError> {
+    send("DELETE", path, None).await.map(|_| ())
+}
+
 /// A POST whose answer body does not matter.
 pub async fn post_empty(path: &str) -> Result<(), ApiError> {
     let text = send("POST", path, None).await?;

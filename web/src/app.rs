@@ -11,18 +11,20 @@ use crate::pages::{
     hands::HandsPage,
     home::{JoinPage, NewTablePage},
     lobby::LobbyPage,
-    replay::ReplayPage,
+    replay::{ReplayPage, SharedPage},
+    rules::RulesPage,
 };
 use crate::route::{self, Route};
 use crate::store::{self, Conn};
 use crate::table::TablePage;
-use crate::{api, prefs, socket};
+use crate::{api, attention, prefs, socket};
 
 #[component]
 pub fn App() -> impl IntoView {
     let store = store::init();
     store.refresh_user();
     socket::start();
+    attention::follow_turns();
     let route = route::current();
 
     Effect::new(move |_| {
@@ -47,10 +49,18 @@ pub fn App() -> impl IntoView {
             Route::Table { id, sit } => view! { <TablePage id sit /> }.into_any(),
             Route::Hands => view! { <HandsPage /> }.into_any(),
             Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
+            Route::Shared(token) => view! { <SharedPage token /> }.into_any(),
             Route::Account => view! { <AccountPage /> }.into_any(),
             Route::Equity => view! { <EquityPage /> }.into_any(),
             Route::NewTable => view! { <NewTablePage /> }.into_any(),
             Route::Join(token) => view! { <JoinPage token /> }.into_any(),
+            Route::Rules => view! { <RulesPage /> }.into_any(),
+        };
+        // A decision waiting at a table whose page is not the one on screen.
+        let elsewhere = move || {
+            store.turn.get().filter(
+                |turn| !matches!(route.get(), Route::Table { ref id, .. } if *id == turn.table),
+            )
         };
 
         let logout = move |_| {
@@ -79,6 +89,7 @@ pub fn App() -> impl IntoView {
                         <a href="#/account" class:active=move || route.get() == Route::Account>{t.account}</a>
                     </Show>
                     <a href="#/equity" class:active=move || route.get() == Route::Equity data-test="nav-equity">{t.equity}</a>
+                    <a href="#/rules" class:active=move || route.get() == Route::Rules data-test="nav-rules">{t.rules}</a>
                 </nav>
                 <div class="spacer"></div>
                 <span class=move || conn().0 data-test="conn" title=move || conn().1>
@@ -94,6 +105,16 @@ pub fn App() -> impl IntoView {
                 </select>
                 <PrefToggle on=store.sound key=prefs::SOUND label=t.sound glyph="♪" test="sound" />
                 <PrefToggle on=store.four_colour key=prefs::FOUR_COLOUR label=t.four_colour glyph="4♣" test="four-colour" />
+                {attention::notifications_exist().then(|| view! {
+                    <label class="deck4" title=t.notify>
+                        <input type="checkbox" aria-label=t.notify data-test="notify" prop:checked=move || store.notify.get()
+                            on:change=move |ev| attention::set_notify(event_target_checked(&ev)) />
+                        // A bell drawn, not the emoji: not every system has an emoji font.
+                        <svg class="bell" viewBox="0 0 16 16" aria-hidden="true">
+                            <path d="M8 1.5a4 4 0 0 0-4 4V9l-1.5 2.5h11L12 9V5.5a4 4 0 0 0-4-4zM6.3 13a1.7 1.7 0 0 0 3.4 0z" />
+                        </svg>
+                    </label>
+                })}
                 {move || match store.user.get() {
                     Some(me) => view! {
                         <span class="me" data-test="me">{me.username.clone()}" · "{chips(me.balance.max(0) as u64)}</span>
@@ -105,7 +126,20 @@ pub fn App() -> impl IntoView {
                     }.into_any(),
                 }}
             </header>
-            <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>{page}</main>
+            <main class=move || if store.four_colour.get() { "four-colour" } else { "" }>
+                <crate::waitlist::SeatOfferBanner />
+                // Always in the page, so that screen readers hear the banner when it comes.
+                <div role="status" class="turn-slot">
+                    {move || elsewhere().map(|turn| view! {
+                        <p class="turn-banner" data-test="turn-banner">
+                            <strong>{t.your_turn}</strong>" — "{turn.name.clone()}" "
+                            <a class="button small primary" data-test="turn-banner-link"
+                                href=Route::Table { id: turn.table.clone(), sit: false }.href()>{t.back_to_table}</a>
+                        </p>
+                    })}
+                </div>
+                {page}
+            </main>
         }
     }
 }

@@ -2,6 +2,8 @@
 //! a missing translation is a compile error, not a blank on screen. Templates use `{n}` for a
 //! name, `{a}` and `{b}` for amounts, `{r}`/`{s}` for rank words.
 
+pub mod rules;
+
 use leptos::prelude::*;
 
 use crate::prefs;
@@ -335,6 +337,24 @@ pub struct Text {
     pub straddle_badge: &'static str,
     /// The seated player's own straddle request.
     pub straddle_toggle: &'static str,
+    /// Table controls (docs/rules.md §7.13, §6.5, §7.15, §6.4). `{a}`: chips.
+    pub sit_out_next_bb: &'static str,
+    pub auto_muck: &'static str,
+    pub auto_top_up: &'static str,
+    pub show_cards: &'static str,
+    /// The waiting list (§7.14). `{a}`: a place or a count; `{n}`: a seat; `{t}`: a table; `{s}`: seconds.
+    pub join_waitlist: &'static str,
+    pub leave_waitlist: &'static str,
+    pub waitlist_place: &'static str,
+    pub waiting_count: &'static str,
+    pub seat_offer: &'static str,
+    pub take_seat: &'static str,
+    pub pass_seat: &'static str,
+    /// Sharing a hand from the replayer.
+    pub share_hand: &'static str,
+    pub stop_sharing: &'static str,
+    pub share_hand_link: &'static str,
+    pub shared_hand: &'static str,
     /// `{n}`: a player whose chat lines the reader hides.
     pub mute_player: &'static str,
     /// `{a}`: the muted players' names.
@@ -364,6 +384,19 @@ pub struct Text {
     pub err_not_host: &'static str,
     pub err_awaiting_approval: &'static str,
     pub err_seat_refused: &'static str,
+    // The lobby's introduction, the rules page, and telling a player their turn has come.
+    pub landing_title: &'static str,
+    pub landing_body: &'static str,
+    pub play_now: &'static str,
+    pub play_now_note: &'static str,
+    pub no_practice_table: &'static str,
+    pub how_to_play: &'static str,
+    /// The header's link to the rules page.
+    pub rules: &'static str,
+    pub rules_page: &'static rules::Rules,
+    pub back_to_table: &'static str,
+    pub notify: &'static str,
+    pub notify_body: &'static str,
 }
 
 pub static EN: Text = Text {
@@ -611,6 +644,21 @@ pub static EN: Text = Text {
     run_twice_badge: "run it twice",
     straddle_badge: "straddle",
     straddle_toggle: "Straddle when under the gun",
+    sit_out_next_bb: "Sit out at my next big blind",
+    auto_muck: "Muck losing hands",
+    auto_top_up: "Top up to {a} between hands",
+    show_cards: "Show my cards",
+    join_waitlist: "Join the waiting list",
+    leave_waitlist: "Leave the list",
+    waitlist_place: "#{a} on the waiting list",
+    waiting_count: "{a} waiting",
+    seat_offer: "Seat {n} at {t} is yours for {s} s",
+    take_seat: "Take the seat",
+    pass_seat: "Pass",
+    share_hand: "Share this hand",
+    stop_sharing: "Stop sharing",
+    share_hand_link: "Anyone with this link sees the hand as its spectators did:",
+    shared_hand: "A shared hand",
     mute_player: "Mute {n}",
     muted_players: "Muted: {a}",
     unmute: "Unmute",
@@ -638,6 +686,17 @@ pub static EN: Text = Text {
     err_not_host: "Only the table's host can do that.",
     err_awaiting_approval: "The host has been asked to seat you; nothing leaves your balance until they do.",
     err_seat_refused: "The host did not keep you at this table.",
+    landing_title: "New to Scoop? Omaha Hi/Lo 8-or-better, played live",
+    landing_body: "Cash tables of Omaha Hi/Lo 8-or-better with play chips only: no real money. Play against people in real time, or watch any table, no account needed.",
+    play_now: "Play now",
+    play_now_note: "Seats you at a practice table, where house bots keep a game going.",
+    no_practice_table: "No game has a free seat right now.",
+    how_to_play: "How to play",
+    rules: "Rules",
+    rules_page: &rules::EN,
+    back_to_table: "Back to the table",
+    notify: "Notify me of my turn when this tab is hidden",
+    notify_body: "A decision is waiting for you.",
 };
 
 pub static FR: Text = Text {
@@ -885,6 +944,21 @@ pub static FR: Text = Text {
     run_twice_badge: "deux tirages",
     straddle_badge: "straddle",
     straddle_toggle: "Straddle quand je parle en premier (UTG)",
+    sit_out_next_bb: "Sortir à ma prochaine grosse blinde",
+    auto_muck: "Jeter les mains perdantes",
+    auto_top_up: "Recaver à {a} entre les mains",
+    show_cards: "Montrer mes cartes",
+    join_waitlist: "S’inscrire en liste d’attente",
+    leave_waitlist: "Quitter la liste",
+    waitlist_place: "{a}ᵉ sur la liste d’attente",
+    waiting_count: "{a} en attente",
+    seat_offer: "La place {n} à {t} est à vous pendant {s} s",
+    take_seat: "Prendre la place",
+    pass_seat: "Passer",
+    share_hand: "Partager cette main",
+    stop_sharing: "Ne plus partager",
+    share_hand_link: "Toute personne ayant ce lien voit la main comme ses spectateurs :",
+    shared_hand: "Une main partagée",
     mute_player: "Masquer {n}",
     muted_players: "Masqués : {a}",
     unmute: "Tout afficher",
@@ -912,6 +986,17 @@ pub static FR: Text = Text {
     err_not_host: "Seul l'hôte de la table peut faire cela.",
     err_awaiting_approval: "L'hôte a été prié de vous asseoir ; rien ne quitte votre solde d'ici là.",
     err_seat_refused: "L'hôte ne vous garde pas à cette table.",
+    landing_title: "Nouveau sur Scoop ? L'Omaha Hi/Lo 8 or better, en direct",
+    landing_body: "Des tables de cash game d'Omaha Hi/Lo 8 or better avec des jetons fictifs seulement : pas d'argent réel. Jouez contre d'autres personnes en temps réel, ou regardez n'importe quelle table, sans compte.",
+    play_now: "Jouer maintenant",
+    play_now_note: "Vous installe à une table d'entraînement, où des robots de la maison font tourner le jeu.",
+    no_practice_table: "Aucune partie n'a de place libre pour l'instant.",
+    how_to_play: "Comment jouer",
+    rules: "Règles",
+    rules_page: &rules::FR,
+    back_to_table: "Retour à la table",
+    notify: "Me prévenir de mon tour quand cet onglet est caché",
+    notify_body: "Une décision vous attend.",
 };
 
 pub static IT: Text = Text {
@@ -1159,6 +1244,21 @@ pub static IT: Text = Text {
     run_twice_badge: "due board",
     straddle_badge: "straddle",
     straddle_toggle: "Straddle quando parlo per primo (UTG)",
+    sit_out_next_bb: "Esci al mio prossimo big blind",
+    auto_muck: "Scarta le mani perdenti",
+    auto_top_up: "Ricarica a {a} tra le mani",
+    show_cards: "Mostra le mie carte",
+    join_waitlist: "Mettiti in lista d’attesa",
+    leave_waitlist: "Esci dalla lista",
+    waitlist_place: "{a}° in lista d’attesa",
+    waiting_count: "{a} in attesa",
+    seat_offer: "Il posto {n} a {t} è tuo per {s} s",
+    take_seat: "Prendi il posto",
+    pass_seat: "Rinuncia",
+    share_hand: "Condividi questa mano",
+    stop_sharing: "Smetti di condividere",
+    share_hand_link: "Chi ha questo link vede la mano come la videro gli spettatori:",
+    shared_hand: "Una mano condivisa",
     mute_player: "Silenzia {n}",
     muted_players: "Silenziati: {a}",
     unmute: "Riattiva tutti",
@@ -1186,6 +1286,17 @@ pub static IT: Text = Text {
     err_not_host: "Solo l'organizzatore del tavolo può farlo.",
     err_awaiting_approval: "All'organizzatore è stato chiesto di farti sedere; nulla lascia il tuo saldo finché non lo fa.",
     err_seat_refused: "L'organizzatore non ti tiene a questo tavolo.",
+    landing_title: "Nuovo su Scoop? Omaha Hi/Lo 8 or better, dal vivo",
+    landing_body: "Tavoli cash di Omaha Hi/Lo 8 or better solo con fiches finte: niente soldi veri. Gioca contro altre persone in tempo reale, o guarda qualsiasi tavolo, senza account.",
+    play_now: "Gioca ora",
+    play_now_note: "Ti fa sedere a un tavolo di pratica, dove i bot della casa tengono viva la partita.",
+    no_practice_table: "Nessuna partita ha un posto libero al momento.",
+    how_to_play: "Come si gioca",
+    rules: "Regole",
+    rules_page: &rules::IT,
+    back_to_table: "Torna al tavolo",
+    notify: "Avvisami del mio turno quando questa scheda è nascosta",
+    notify_body: "Una decisione ti aspetta.",
 };
 
 impl Text {

@@ -219,6 +219,7 @@ pub fn error_code(code: ErrorCode) -> &'static str {
         ErrorCode::AwaitingApproval => "awaiting_approval",
         ErrorCode::SeatRefused => "seat_refused",
         ErrorCode::Internal => "internal",
+        ErrorCode::SeatHeld => "seat_held",
     }
 }
 

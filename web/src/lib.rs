@@ -14,6 +14,7 @@ mod route;
 mod socket;
 mod store;
 mod table;
+mod waitlist;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

@@ -18,6 +18,10 @@ pub fn save(key: &str, value: &str) {
 pub const LANG: &str = "scoop.lang";
 pub const FOUR_COLOUR: &str = "scoop.four-colour";
 pub const SOUND: &str = "scoop.sound";
+/// "1": a notification when a decision waits and the tab is hidden (permission granted).
+pub const NOTIFY: &str = "scoop.notify";
+/// "0" once the player has folded the lobby's introduction away.
+pub const LANDING: &str = "scoop.landing";
 
 /// The invite a private table was opened with, kept so that a reload, or registering on the
 /// way to a seat, finds the table again.

@@ -20,6 +20,10 @@ pub enum Route {
     NewTable,
     /// An invite link (`#/join/TOKEN`): opens the private table it names.
     Join(String),
+    /// How to play.
+    Rules,
+    /// A hand a player shared (`#/shared/TOKEN`), for anyone with the link.
+    Shared(String),
 }
 
 impl Route {
@@ -40,6 +44,8 @@ impl Route {
             (Some("equity"), _) => Route::Equity,
             (Some("new"), _) => Route::NewTable,
             (Some("join"), Some(token)) if !token.is_empty() => Route::Join(token.to_string()),
+            (Some("rules"), _) => Route::Rules,
+            (Some("shared"), Some(token)) if !token.is_empty() => Route::Shared(token.to_string()),
             _ => Route::Lobby,
         }
     }
@@ -57,6 +63,8 @@ impl Route {
             Route::Equity => "#/equity".into(),
             Route::NewTable => "#/new".into(),
             Route::Join(token) => format!("#/join/{token}"),
+            Route::Rules => "#/rules".into(),
+            Route::Shared(token) => format!("#/shared/{token}"),
         }
     }
 }
@@ -65,6 +73,16 @@ fn current_hash() -> String {
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
+}
+
+impl Route {
+    /// The whole address of this page, to give to someone else (an invite, a shared hand).
+    pub fn absolute(&self) -> String {
+        let origin = web_sys::window()
+            .and_then(|w| w.location().origin().ok())
+            .unwrap_or_default();
+        format!("{origin}/{}", self.href())
+    }
 }
 
 pub fn go(route: &Route) {
@@ -104,9 +122,11 @@ mod tests {
             },
             Route::Hands,
             Route::Replay("abc".into()),
+            Route::Shared("xyz".into()),
             Route::Account,
             Route::NewTable,
             Route::Join("k3x9".into()),
+            Route::Rules,
         ] {
             assert_eq!(Route::parse(&r.href()), r);
         }

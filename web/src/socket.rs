@@ -23,6 +23,9 @@ struct Socket {
     queue: Vec<String>,
     lobby: bool,
     watching: Option<TableId>,
+    /// Tables whose page was left while seated there: still watched, so that a decision
+    /// waiting at one shows on the other pages.
+    kept: Vec<TableId>,
     failures: u32,
     /// Bumped on every new socket so callbacks of an abandoned one do nothing.
     generation: u32,
@@ -66,11 +69,12 @@ fn connect() {
         let (ws, queue, lobby, watching) = SOCKET.with(|s| {
             let mut s = s.borrow_mut();
             s.failures = 0;
+            let watching: Vec<TableId> = s.watching.iter().chain(&s.kept).cloned().collect();
             (
                 s.ws.clone(),
                 std::mem::take(&mut s.queue),
                 s.lobby,
-                s.watching.clone(),
+                watching,
             )
         });
         let Some(ws) = ws else { return };
@@ -78,9 +82,13 @@ fn connect() {
         if lobby {
             resend.push(ClientMessage::SubscribeLobby);
         }
-        if let Some(table) = watching {
-            resend.push(watch_message(table));
-        }
+        resend.extend(watching.into_iter().map(watch_message));
+        // Waiting lists joined from this tab: asking again keeps the place in line.
+        resend.extend(
+            crate::waitlist::joined()
+                .into_iter()
+                .map(|table| ClientMessage::JoinWaitlist { table }),
+        );
         for text in resend
             .iter()
             .filter_map(|m| serde_json::to_string(m).ok())
@@ -206,9 +214,25 @@ fn watch_message(table: TableId) -> ClientMessage {
     ClientMessage::Watch { table, invite }
 }
 
+/// The table on screen. One kept in the background is already watched, and the page takes
+/// over the state the store kept; another is watched afresh, so it sends a snapshot. The
+/// table on screen before stops being watched unless it is kept.
 pub fn watch(table: &str) {
-    SOCKET.with(|s| s.borrow_mut().watching = Some(table.to_string()));
-    if is_open() {
+    let (was_kept, replaced) = SOCKET.with(|s| {
+        let mut s = s.borrow_mut();
+        let before = s.kept.len();
+        s.kept.retain(|t| t != table);
+        let was_kept = s.kept.len() < before;
+        let replaced = s
+            .watching
+            .replace(table.to_string())
+            .filter(|old| old != table && !s.kept.contains(old));
+        (was_kept, replaced)
+    });
+    if let Some(old) = replaced {
+        send(&ClientMessage::Unwatch { table: old });
+    }
+    if !was_kept && is_open() {
         send(&watch_message(table.to_string()));
     }
 }
@@ -217,12 +241,37 @@ pub fn unwatch(table: &str) {
     let was = SOCKET.with(|s| {
         let mut s = s.borrow_mut();
         if s.watching.as_deref() == Some(table) {
-            s.watching.take()
+            s.watching.take().filter(|t| !s.kept.contains(t))
         } else {
             None
         }
     });
     if was.is_some() {
+        send(&ClientMessage::Unwatch {
+            table: table.to_string(),
+        });
+    }
+}
+
+/// Goes on watching a table after its page is left (the player sits there).
+pub fn keep(table: &str) {
+    SOCKET.with(|s| {
+        let mut s = s.borrow_mut();
+        if !s.kept.iter().any(|t| t == table) {
+            s.kept.push(table.to_string());
+        }
+    });
+}
+
+/// A kept table the player no longer sits at: stop watching it, unless it is on screen.
+pub fn release(table: &str) {
+    let unwatch = SOCKET.with(|s| {
+        let mut s = s.borrow_mut();
+        let before = s.kept.len();
+        s.kept.retain(|t| t != table);
+        s.kept.len() < before && s.watching.as_deref() != Some(table)
+    });
+    if unwatch {
         send(&ClientMessage::Unwatch {
             table: table.to_string(),
         });

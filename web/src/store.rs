@@ -3,7 +3,7 @@
 use std::cell::OnceCell;
 
 use leptos::prelude::*;
-use shared::protocol::{LobbyTable, ServerMessage};
+use shared::protocol::{ErrorCode, LobbyTable, ServerMessage, TableId};
 
 use crate::api::{self, Me};
 use crate::i18n::Lang;
@@ -23,12 +23,65 @@ pub struct Store {
     pub user_known: RwSignal<bool>,
     pub conn: RwSignal<Conn>,
     pub lobby: RwSignal<Vec<LobbyTable>>,
-    /// The table being watched; one at a time.
+    /// The table on screen; one at a time.
     pub table: RwSignal<Option<TableState>>,
+    /// Tables this player sits at whose page was left: still followed, so that a decision
+    /// waiting there can be shown (and announced) on any page.
+    pub kept: RwSignal<Vec<TableState>>,
+    /// The decision waiting for this player: at the table on screen, else at a kept one.
+    pub turn: Memo<Option<Turn>>,
     pub lang: RwSignal<Lang>,
     pub four_colour: RwSignal<bool>,
     /// Tones on your turn and when time runs low (on unless turned off).
     pub sound: RwSignal<bool>,
+    /// A system notification on your turn while the tab is hidden (off unless turned on).
+    pub notify: RwSignal<bool>,
+    /// Where this player stands on waiting lists, and seats held for them.
+    pub waitlist: RwSignal<Vec<crate::waitlist::WaitSpot>>,
+}
+
+/// A decision waiting for this player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turn {
+    pub table: TableId,
+    /// The table's name (its id when it has none).
+    pub name: String,
+    /// With `board`, tells one decision from the next, which can follow it with no message
+    /// in between (the last to act preflop is the first on the flop).
+    pub hand: u64,
+    pub board: usize,
+}
+
+/// The decision waiting for this player at one table, if there is one.
+pub fn turn_at(state: &TableState) -> Option<Turn> {
+    let v = state.view.as_ref()?;
+    let legal = v.legal.as_ref()?;
+    (v.you == Some(legal.seat)).then(|| Turn {
+        table: state.id.clone(),
+        name: if v.name.is_empty() {
+            state.id.clone()
+        } else {
+            v.name.clone()
+        },
+        hand: v.hand,
+        board: v.board.len(),
+    })
+}
+
+fn seated(state: &TableState) -> bool {
+    state.view.as_ref().is_some_and(|v| v.you.is_some())
+}
+
+/// The table a message is about, if it names one.
+fn table_of(msg: &ServerMessage) -> Option<&str> {
+    match msg {
+        ServerMessage::Snapshot { table, .. }
+        | ServerMessage::Events { table, .. }
+        | ServerMessage::Chat { table, .. }
+        | ServerMessage::HostPanel { table, .. } => Some(table),
+        ServerMessage::Error { table, .. } => table.as_deref(),
+        _ => None,
+    }
 }
 
 thread_local! {
@@ -37,17 +90,31 @@ thread_local! {
 
 /// Created once under the app's root owner, which lives as long as the page.
 pub fn init() -> Store {
+    let table = RwSignal::new(None::<TableState>);
+    let kept = RwSignal::new(Vec::<TableState>::new());
+    let turn = Memo::new(move |_| {
+        table
+            .with(|t| t.as_ref().and_then(turn_at))
+            .or_else(|| kept.with(|k| k.iter().find_map(turn_at)))
+    });
     let store = Store {
         user: RwSignal::new(None),
         user_known: RwSignal::new(false),
         conn: RwSignal::new(Conn::Connecting),
         lobby: RwSignal::new(Vec::new()),
-        table: RwSignal::new(None),
+        table,
+        kept,
+        turn,
         lang: RwSignal::new(Lang::initial()),
         four_colour: RwSignal::new(
             crate::prefs::load(crate::prefs::FOUR_COLOUR).as_deref() == Some("1"),
         ),
         sound: RwSignal::new(crate::prefs::load(crate::prefs::SOUND).as_deref() != Some("0")),
+        notify: RwSignal::new(
+            crate::prefs::load(crate::prefs::NOTIFY).as_deref() == Some("1")
+                && crate::attention::notifications_allowed(),
+        ),
+        waitlist: RwSignal::new(Vec::new()),
     };
     STORE.with(|s| {
         let _ = s.set(store);
@@ -75,6 +142,11 @@ impl Store {
                 crate::socket::reconnect();
             }
             ServerMessage::Pong => {}
+            ServerMessage::Waitlist {
+                table,
+                position,
+                offer,
+            } => crate::waitlist::heard(table, position, offer),
             ServerMessage::Error {
                 table: None,
                 code,
@@ -90,6 +162,15 @@ impl Store {
                         t.error = Some((code, message));
                     }
                 });
+            }
+            other
+                if table_of(&other).is_some_and(|id| {
+                    self.table
+                        .with_untracked(|t| t.as_ref().is_none_or(|t| t.id != id))
+                        && self.kept.with_untracked(|k| k.iter().any(|s| s.id == id))
+                }) =>
+            {
+                self.follow_kept(other)
             }
             other => {
                 if let ServerMessage::Error {
@@ -114,6 +195,80 @@ impl Store {
                 }
             }
         }
+    }
+
+    /// A message for a table kept in the background. Once the player no longer sits there
+    /// (left, stood up, logged out) or the table is gone, it is let go.
+    fn follow_kept(self, msg: ServerMessage) {
+        let Some(id) = table_of(&msg).map(str::to_string) else {
+            return;
+        };
+        let closed = matches!(
+            msg,
+            ServerMessage::Error {
+                code: ErrorCode::NoSuchTable,
+                ..
+            }
+        );
+        let mut resync = None;
+        let mut gone = false;
+        self.kept.update(|kept| {
+            if let Some(i) = kept.iter().position(|s| s.id == id) {
+                resync = kept[i].apply(msg);
+                gone = closed || !seated(&kept[i]);
+                if gone {
+                    kept.remove(i);
+                }
+            }
+        });
+        if gone {
+            crate::socket::release(&id);
+        } else if let Some(table) = resync {
+            crate::socket::send(&shared::protocol::ClientMessage::Resync { table });
+        }
+    }
+
+    /// The table page opens `id`: the state kept for it if there is one, else a fresh one.
+    /// The table on screen before is kept if the player sits there.
+    pub fn open_table(self, id: &str) {
+        let mut before = None;
+        self.table.update_untracked(|t| before = t.take());
+        if let Some(before) = before.filter(|b| b.id != id) {
+            self.keep(before);
+        }
+        let mut found = None;
+        if self.kept.with_untracked(|k| k.iter().any(|s| s.id == id)) {
+            self.kept.update(|k| {
+                if let Some(i) = k.iter().position(|s| s.id == id) {
+                    found = Some(k.remove(i));
+                }
+            });
+        }
+        self.table.set(Some(
+            found.unwrap_or_else(|| TableState::new(id.to_string())),
+        ));
+    }
+
+    /// The page of the table on screen is left: followed on if the player sits there.
+    pub fn close_table(self) {
+        let mut left = None;
+        self.table.update(|t| left = t.take());
+        if let Some(state) = left {
+            let id = state.id.clone();
+            self.keep(state);
+            crate::socket::unwatch(&id);
+        }
+    }
+
+    fn keep(self, state: TableState) {
+        if !seated(&state) {
+            return;
+        }
+        crate::socket::keep(&state.id);
+        self.kept.update(|k| {
+            k.retain(|s| s.id != state.id);
+            k.push(state);
+        });
     }
 
     /// Reloads the account (balance changes after buy-ins, cash-outs and refills).

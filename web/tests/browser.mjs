@@ -2,7 +2,9 @@
 // clicking the UI, one of them loses their connection mid-hand and must reconnect and resync
 // without a reload, an anonymous spectator watches and must never receive hidden hole cards,
 // a French browser sees French labels, the equity calculator computes a known value in its
-// worker, and screenshots go to docs/screenshots/.
+// worker, a newcomer goes from the lobby's introduction and the rules page through "Play now"
+// to the practice table and is called back to a decision from the lobby, and screenshots go
+// to docs/screenshots/.
 //
 // usage: BASE=http://127.0.0.1:PORT TABLE=id [SCOOP=target/release/scoop] node web/tests/browser.mjs
 import { chromium } from 'playwright-core';
@@ -44,6 +46,8 @@ const browser = await chromium.launch({
 // The server sends a strict content security policy; the client must work under it. Every
 // violation on any page fails the test at the end.
 const cspViolations = [];
+// A page error is a panic in the client (a wasm trap leaves the app broken): any one fails.
+const pageErrors = [];
 async function newPage(options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options });
   await context.addInitScript(() => {
@@ -51,7 +55,7 @@ async function newPage(options = {}) {
       console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));
   });
   const page = await context.newPage();
-  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); pageErrors.push(e.message); });
   page.on('console', (m) => {
     if (/CSP violation|Content Security Policy/.test(m.text())) cspViolations.push(m.text());
   });
@@ -216,6 +220,23 @@ await spectator.goto(`${BASE}/#/table/${TABLE}`);
 await spectator.waitForSelector('[data-test=felt]');
 await sit(a);
 await sit(b);
+// Motion on the felt: count the deals that fly the cards in and the chips that slide (bets
+// into the pot, pots to their winners) while the hands are played.
+await a.evaluate(() => {
+  window.__motion = { dealing: 0, flights: 0, longest: 0 };
+  new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.type === 'attributes' && c.target.classList?.contains('felt-wrap') && c.target.classList.contains('dealing')) window.__motion.dealing++;
+      for (const n of c.addedNodes ?? []) {
+        if (n.classList?.contains('flight')) {
+          window.__motion.flights++;
+          const ms = parseFloat(getComputedStyle(n).animationDuration) * 1000;
+          window.__motion.longest = Math.max(window.__motion.longest, ms);
+        }
+      }
+    }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+});
 
 // The player loses their connection on their turn: the header must say so, the socket must
 // come back by itself (the outage outlasts the first retry, so that one fails and the backoff
@@ -420,10 +441,43 @@ console.log(`fold with a free check: asked first, then folded (${freeFoldsAsked}
 if (lastHand <= dropHand) fail(`no hand after the reconnect (dropped in hand ${dropHand})`);
 if ((await b.evaluate(() => window.__noReload)) !== 1) fail('the page was reloaded after the reconnect');
 
+{
+  const m = await a.evaluate(() => window.__motion);
+  if (!(m.dealing > 0)) fail('no deal was animated');
+  if (!(m.flights > 0)) fail('no chips slid to the pot or to a winner');
+  if (!(m.longest > 0 && m.longest <= 400)) fail(`an animation lasts ${m.longest} ms`);
+  // Nothing moves for whoever asks the system for less motion.
+  const calm = await newPage({ reducedMotion: 'reduce' });
+  await calm.goto(`${BASE}/#/table/${TABLE}`);
+  await calm.waitForSelector('[data-test=felt]');
+  const still = await calm.evaluate(() => {
+    const probe = document.createElement('i');
+    probe.className = 'chip flight';
+    document.querySelector('.felt-wrap').appendChild(probe);
+    const shown = getComputedStyle(probe).display !== 'none';
+    probe.remove();
+    const card = document.querySelector('.board .card');
+    return { shown, board: card ? getComputedStyle(card).animationName : 'none' };
+  });
+  if (still.shown || still.board !== 'none') fail(`motion with prefers-reduced-motion: ${JSON.stringify(still)}`);
+  await calm.context().close();
+  console.log(`motion: ${m.dealing} deals flown in, ${m.flights} chips slid (${m.longest} ms each); none with reduced motion`);
+}
+
 // The phone layout, as a seated player.
 await a.setViewportSize({ width: 390, height: 844 });
 await sleep(400);
 await a.screenshot({ path: `${SHOTS}/phone-table.png`, fullPage: true });
+{
+  // Nothing on the felt covers a bet: the blind markers, the button and the bets apart.
+  const overlaps = await a.evaluate(() => {
+    const boxes = (sel) => [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect());
+    const hit = (p, q) => p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom;
+    const bets = boxes('.bet');
+    return boxes('.blind-marker, .dealer-button').filter((m) => bets.some((b) => hit(m, b))).length;
+  });
+  if (overlaps) fail(`on a phone ${overlaps} blind or button markers sit on a bet`);
+}
 await a.goto(`${BASE}/#/lobby`);
 await a.waitForSelector(`[data-table=${TABLE}]`);
 await a.screenshot({ path: `${SHOTS}/phone-lobby.png` });
@@ -513,6 +567,35 @@ await axeCheck(a, 'replayer');
   await sleep(1200);
   if ((await stepOf()) !== paused) fail('autoplay kept going after a pause');
   console.log(`replayer: jumps to the streets, autoplay stepped ${before} -> ${paused} at 2x and stopped on pause`);
+}
+
+// Sharing a hand: the replayer's Share gives a link that a visitor who is not logged in opens
+// as the table's spectators saw the hand, with no hole card that was not shown; once the
+// player stops sharing, the link opens nothing.
+{
+  const faceUp = (page) => page.locator('[data-test=hole] svg.card:not(.back)').count();
+  await a.click('[data-test=replay-street][data-street=preflop]');
+  const own = await faceUp(a);
+  if (own < 4) fail(`the player's replay should show their own cards, saw ${own}`);
+  await a.click('[data-test=share-hand]');
+  await a.waitForSelector('[data-test=share-link]');
+  const link = await a.inputValue('[data-test=share-link]');
+  if (!link.includes('#/shared/')) fail(`not a shared-hand link: ${link}`);
+  const visitor = await newPage();
+  await visitor.goto(link);
+  await visitor.waitForSelector('[data-test=shared-hand] [data-test=felt]', { timeout: 10000 });
+  await visitor.click('[data-test=replay-street][data-street=preflop]');
+  const seen = await faceUp(visitor);
+  if (seen !== 0) fail(`a shared hand showed ${seen} hole cards before any showdown`);
+  const token = link.split('#/shared/')[1];
+  const hand = await visitor.evaluate(async (t) => (await fetch(`/api/shared/${t}`)).json(), token);
+  if (hand.events.some((e) => e.event === 'dealt' && e.cards)) fail('a shared hand carried dealt hole cards');
+  await a.click('[data-test=stop-sharing]');
+  await a.waitForSelector('[data-test=share-hand]');
+  const status = await visitor.evaluate(async (t) => (await fetch(`/api/shared/${t}`)).status, token);
+  if (status !== 404) fail(`an unshared link still answers ${status}`);
+  await visitor.context().close();
+  console.log(`shared hand: the player's replay shows their ${own} cards, the link shows none before the showdown, and stops when unshared`);
 }
 
 // Account security: the password change form, under the content security policy.
@@ -734,6 +817,183 @@ console.log(`equity calculator: 0.556850 shown; exact heads-up preflop ${(wasmMi
   await friend.close();
 }
 
+// A first visit: the lobby says what Scoop is; the rules page's worked examples carry the
+// engine's labels; "Play now" takes a visitor through registering to the practice table's
+// buy-in. Seated there with notifications on and the tab (emulated) hidden, the player goes
+// to the lobby: the next decision brings a banner back to the table, the tab's title and a
+// notification. A logged-in player's "Play now" opens the same buy-in at once.
+{
+  const PRACTICE = process.env.PRACTICE_TABLE ?? 'practice-test';
+  const PRACTICE_NAME = process.env.PRACTICE_NAME ?? 'Practice test';
+  const newcomer = await newPage();
+  const context = newcomer.context();
+  await context.grantPermissions(['notifications'], { origin: BASE });
+  // Headless Chromium shows no notification: the page's calls are recorded instead.
+  await context.addInitScript(() => {
+    window.__notes = [];
+    const Real = window.Notification;
+    if (!Real) return;
+    window.Notification = class extends Real {
+      constructor(title, options) { super(title, options); window.__notes.push(title); }
+    };
+  });
+  await newcomer.goto(`${BASE}/#/lobby`);
+  await newcomer.waitForSelector('[data-test=landing][open]', { timeout: 10000 })
+    .catch(() => fail('a first visit does not show the lobby\'s introduction'));
+  const intro = (await newcomer.textContent('[data-test=landing]')) ?? '';
+  if (!/Omaha Hi\/Lo 8-or-better/.test(intro) || !/play chips/.test(intro)) fail(`the introduction reads "${intro}"`);
+  await newcomer.waitForSelector('[data-test=play-now]:not([disabled])', { timeout: 10000 })
+    .catch(() => fail('"Play now" found no table to seat a player at'));
+
+  // The rules, their examples labelled by the evaluator.
+  await newcomer.click('[data-test=landing-rules]');
+  await newcomer.waitForSelector('[data-test=rules-page]');
+  const example = (name) => newcomer.evaluate((n) => [...document.querySelectorAll(`[data-example=${n}] [data-test=rules-hand]`)]
+    .map((h) => ({
+      high: h.querySelector('[data-test=rules-high]')?.textContent ?? '',
+      low: h.querySelector('[data-test=rules-low]')?.textContent ?? '',
+      result: h.querySelector('[data-test=rules-result]')?.textContent ?? '',
+      quarters: Number(h.dataset.quarters),
+    })), name);
+  const trap = await example('trap');
+  if (trap.length !== 1 || trap[0].high !== 'Hi: High card, ace' || trap[0].low !== 'no low') {
+    fail(`the flush trap reads ${JSON.stringify(trap)}`);
+  }
+  const low = await example('low');
+  if (low[0]?.low !== 'Lo: 8-7-6-3-A' || low[1]?.low !== 'Lo: 8-7-5-4-3' || !low[1].result.startsWith('wins the low')) {
+    fail(`the low example reads ${JSON.stringify(low)}`);
+  }
+  const scoop = await example('scoop');
+  if (scoop[0]?.high !== 'Hi: Three of a kind, kings' || scoop[0].low !== 'Lo: 7-4-3-2-A' || scoop[0].quarters !== 4 ||
+    !scoop[0].result.endsWith('the whole pot') || scoop[1]?.result !== 'wins nothing') {
+    fail(`the scoop example reads ${JSON.stringify(scoop)}`);
+  }
+  const split = await example('split');
+  if (split[0]?.high !== 'Hi: Straight, queen high' || split[1]?.low !== 'Lo: 8-5-3-2-A' ||
+    split.map((h) => h.quarters).join() !== '2,2') fail(`the split example reads ${JSON.stringify(split)}`);
+  const quarter = await example('quarter');
+  if (quarter.map((h) => h.quarters).join() !== '3,1' || quarter[0].low !== quarter[1].low ||
+    !quarter[1].result.startsWith('shares the low')) fail(`the quartering example reads ${JSON.stringify(quarter)}`);
+  await newcomer.screenshot({ path: `${SHOTS}/rules.png`, fullPage: true });
+  await axeCheck(newcomer, 'rules');
+  console.log(`rules page: flush trap "${trap[0].high}", scoop ${scoop[0].high} / ${scoop[0].low}, split ${split.map((h) => h.quarters)}, quartered ${quarter.map((h) => h.quarters)} quarters`);
+
+  // Notifications on (the permission is granted), the tab hidden; then "Play now" as a
+  // visitor: register, the practice table's buy-in, a seat, and off to the lobby.
+  await newcomer.click('header nav a[href="#/lobby"]');
+  await newcomer.check('[data-test=notify]');
+  await newcomer.waitForFunction(() => document.querySelector('[data-test=notify]')?.checked === true, null, { timeout: 5000 })
+    .catch(() => fail('notifications did not stay on with the permission granted'));
+  await newcomer.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+  });
+  await newcomer.click('[data-test=play-now]:not([disabled])');
+  await newcomer.waitForSelector('input[name=username]');
+  await newcomer.fill('input[name=username]', `dan_${suffix}`);
+  await newcomer.fill('input[name=password]', 'correct horse');
+  await newcomer.click('form button[type=submit]');
+  await newcomer.waitForSelector('[data-test=buy-in]', { timeout: 10000 })
+    .catch(() => fail('registering from "Play now" did not come to a buy-in'));
+  if (!newcomer.url().includes(`#/table/${PRACTICE}`)) fail(`"Play now" chose ${newcomer.url()}, not the practice table`);
+  await newcomer.click('[data-test=buy-in-ok]');
+  await newcomer.waitForSelector('.seat.me', { timeout: 10000 });
+  await newcomer.click('header nav a[href="#/lobby"]');
+  await newcomer.waitForSelector('[data-test=lobby]');
+  await newcomer.waitForSelector('[data-test=turn-banner]', { timeout: 90000 })
+    .catch(() => fail('no banner on the lobby while a decision waited at the practice table'));
+  const banner = (await newcomer.textContent('[data-test=turn-banner]')) ?? '';
+  if (!banner.includes(PRACTICE_NAME)) fail(`the banner reads "${banner}"`);
+  const tab = await newcomer.title();
+  if (!new RegExp(`^(Your turn — |• )${PRACTICE_NAME}$`).test(tab)) fail(`the tab title is "${tab}" with a decision waiting`);
+  await newcomer.waitForFunction((name) => window.__notes.includes(`Your turn — ${name}`), PRACTICE_NAME, { timeout: 5000 })
+    .catch(async () => fail(`no notification for the hidden tab: ${JSON.stringify(await newcomer.evaluate(() => window.__notes))}`));
+  await newcomer.evaluate(() => { delete document.hidden; delete document.visibilityState; });
+  await newcomer.click('[data-test=turn-banner-link]');
+  await newcomer.waitForSelector('[data-test=actions]', { timeout: 10000 })
+    .catch(() => fail('the banner\'s link did not lead back to the decision'));
+  if (await newcomer.locator('[data-test=turn-banner]').count()) fail('the banner shows on the table it points to');
+  await newcomer.click('[data-test=check-call]');
+  console.log(`attention: banner on the lobby ("${banner.trim()}"), tab "${tab}", notification while hidden`);
+
+  // A returning player folds the introduction away, and it stays folded.
+  await newcomer.click('header nav a[href="#/lobby"]');
+  await newcomer.click('[data-test=landing] summary');
+  await newcomer.waitForFunction(() => localStorage.getItem('scoop.landing') === '0', null, { timeout: 5000 })
+    .catch(() => fail('folding the introduction was not remembered'));
+  await newcomer.reload();
+  await newcomer.waitForSelector('[data-test=landing]');
+  if (await newcomer.locator('[data-test=landing][open]').count()) fail('the folded introduction opened again after a reload');
+  await newcomer.close();
+
+  // "Play now" for a player already logged in: straight to the practice table's buy-in.
+  await b.goto(`${BASE}/#/lobby`);
+  await b.click('[data-test=play-now]:not([disabled])');
+  await b.waitForSelector('[data-test=buy-in]', { timeout: 10000 })
+    .catch(() => fail('"Play now" did not open a buy-in for a logged-in player'));
+  if (!b.url().includes(`#/table/${PRACTICE}?sit`)) fail(`"Play now" took a logged-in player to ${b.url()}`);
+  await b.keyboard.press('Escape');
+  console.log(`play now: a visitor registered and bought in at ${PRACTICE}; a logged-in player got its buy-in at once; the introduction stays folded`);
+}
+
+// The table controls and the waiting list: two players fill a two-seat table (one sits out,
+// so no hand is dealt); auto-muck off and sitting out at the big blind are kept by the server
+// across a reload. A third joins the table's waiting list from the lobby and sees their
+// place; when a seat comes free the server offers it to them with a countdown on whatever
+// page they are on, and "Take the seat" opens the buy-in for that seat.
+{
+  const WAIT = process.env.WAIT_TABLE ?? 'wait-test';
+  const [w1, w2, w3] = [await newPage(), await newPage(), await newPage()];
+  const stamp = Date.now() % 100000;
+  await register(w1, `wa${stamp}`);
+  await register(w2, `wb${stamp}`);
+  await register(w3, `wc${stamp}`);
+  const sitAt = async (page) => {
+    await page.goto(`${BASE}/#/table/${WAIT}?sit`);
+    await page.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+    await page.click('[data-test=buy-in-ok]');
+    await page.waitForSelector('.seat.me', { timeout: 10000 });
+  };
+  await sitAt(w1);
+  await w1.click('[data-test=sit-out]');
+  await w1.waitForSelector('[data-test=sit-in]');
+  await sitAt(w2);
+  // Preferences the server keeps with the seat.
+  await w2.click('[data-test=auto-muck]');
+  await w2.click('[data-test=sit-out-bb]');
+  await sleep(500);
+  await w2.reload();
+  await w2.waitForSelector('[data-test=auto-muck]');
+  const prefs = await w2.evaluate(() => [
+    document.querySelector('[data-test=auto-muck]').checked,
+    document.querySelector('[data-test=sit-out-bb]').checked,
+  ]);
+  if (prefs[0] !== false || prefs[1] !== true) fail(`seat preferences after a reload: auto-muck ${prefs[0]}, sit out at the big blind ${prefs[1]}`);
+
+  await w3.goto(`${BASE}/#/lobby`);
+  const row = `[data-table=${WAIT}]`;
+  await w3.waitForSelector(`${row} [data-test=join-waitlist]`, { timeout: 10000 });
+  await w3.click(`${row} [data-test=join-waitlist]`);
+  await w3.waitForSelector(`${row} [data-test=waitlist-place]`, { timeout: 10000 });
+  const place = await w3.textContent(`${row} [data-test=waitlist-place]`);
+  if (!place.includes('1')) fail(`waiting list place: "${place}"`);
+  await w3.goto(`${BASE}/#/rules`);
+  await w2.click('[data-test=leave]');
+  await w3.waitForSelector('[data-test=seat-offer]', { timeout: 10000 });
+  const offer = await w3.textContent('[data-test=seat-offer]');
+  const secs = Number(offer.match(/(\d+) s/)?.[1]);
+  if (!(secs > 20 && secs <= 30)) fail(`seat offer: "${offer}"`);
+  const held = await w3.getAttribute('[data-test=seat-offer]', 'data-seat');
+  await w3.screenshot({ path: `${SHOTS}/seat-offer.png` });
+  await w3.click('[data-test=take-seat]');
+  await w3.waitForSelector('[data-test=buy-in]', { timeout: 10000 });
+  await w3.click('[data-test=buy-in-ok]');
+  await w3.waitForSelector(`.seat.me[data-seat="${held}"]`, { timeout: 10000 });
+  await w3.waitForSelector('[data-test=seat-offer]', { state: 'detached', timeout: 10000 });
+  console.log(`waiting list: joined from the lobby at place 1, offered seat ${held} for ${secs} s on the rules page, took it; auto-muck and sit-out-at-big-blind kept across a reload`);
+  for (const p of [w1, w2, w3]) await p.context().close();
+}
+
 // French.
 const fr = await newPage({ locale: 'fr-FR' });
 await fr.goto(`${BASE}/#/lobby`);
@@ -753,7 +1013,8 @@ await fr.screenshot({ path: `${SHOTS}/table-fr.png` });
 
 await browser.close();
 if (axeFindings.length) fail(`axe-core found serious or critical violations:\n  ${axeFindings.join('\n  ')}`);
-console.log('axe-core: 0 serious, 0 critical on the lobby, the table in play, the replayer and the account page');
+console.log('axe-core: 0 serious, 0 critical on the lobby, the table in play, the rules page, the replayer and the account page');
+if (pageErrors.length) fail(`errors in the page (a panic in the client):\n${pageErrors.join('\n')}`);
 if (cspViolations.length) fail(`content security policy violations:\n${[...new Set(cspViolations)].join('\n')}`);
 console.log('content security policy: on, no violation');
 console.log(`PASS (${seenHands.size} hands, showdown screenshot: ${showdownShot})`);

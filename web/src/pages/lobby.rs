@@ -8,8 +8,77 @@ use shared::rules::{Chips, Structure};
 use crate::api;
 use crate::i18n;
 use crate::labels::{chips, stakes, structure};
-use crate::route::Route;
-use crate::{socket, store};
+use crate::route::{self, Route};
+use crate::{prefs, socket, store};
+
+/// Where "Play now" seats a player: a practice table (house bots keep a game going) with a
+/// free seat, else the open table with the smallest blinds that has a free seat and someone
+/// already playing; the smallest blinds first either way.
+pub fn play_now_table(lobby: &[LobbyTable]) -> Option<&LobbyTable> {
+    let open = || {
+        lobby
+            .iter()
+            .filter(|t| t.host.is_none() && t.seats_taken < t.seat_count)
+    };
+    let smallest = |t: &&LobbyTable| (t.stakes.big_blind, t.stakes.small_blind, t.id.clone());
+    open()
+        .filter(|t| t.practice)
+        .min_by_key(smallest)
+        .or_else(|| open().filter(|t| t.seats_taken > 0).min_by_key(smallest))
+}
+
+/// What Scoop is, "Play now" and the way to the rules; folded away for good with a click.
+#[component]
+fn Landing() -> impl IntoView {
+    use wasm_bindgen::JsCast;
+    let t = i18n::current();
+    let store = store::get();
+    let none_free = move || store.lobby.with(|l| play_now_table(l).is_none());
+    let play_now = move |_| {
+        let Some(id) = store
+            .lobby
+            .with_untracked(|l| play_now_table(l).map(|t| t.id.clone()))
+        else {
+            return;
+        };
+        let table = Route::Table { id, sit: true };
+        if store.user.with_untracked(Option::is_some) {
+            route::go(&table);
+        } else {
+            // Registering comes back to the table's buy-in.
+            prefs::return_after_login(&table);
+            route::go(&Route::Register);
+        }
+    };
+    let open = prefs::load(prefs::LANDING).as_deref() != Some("0");
+    let toggled = move |ev: leptos::ev::Event| {
+        if let Some(details) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+        {
+            prefs::save(prefs::LANDING, if details.open() { "1" } else { "0" });
+        }
+    };
+    view! {
+        <details class="landing panel" data-test="landing" open=open on:toggle=toggled>
+            <summary>{t.landing_title}</summary>
+            <p>{t.landing_body}</p>
+            <p class="landing-actions">
+                <button type="button" class="primary" data-test="play-now" on:click=play_now
+                    disabled=none_free>{t.play_now}</button>
+                <a href=Route::Rules.href() data-test="landing-rules">{t.how_to_play}</a>
+            </p>
+            <p class="note">
+                {move || store.lobby.with(|l| match play_now_table(l) {
+                    Some(table) if table.practice => t.play_now_note,
+                    None if !l.is_empty() => t.no_practice_table,
+                    // Not loaded yet, or a game with people rather than bots.
+                    _ => "",
+                })}
+            </p>
+        </details>
+    }
+}
 
 thread_local! {
     /// Lobby pages built so far: only the latest one may unsubscribe when it goes away.
@@ -107,6 +176,9 @@ pub fn LobbyPage() -> impl IntoView {
                 <td class="actions">
                     <a class="button small" href=watch data-test="watch">{t.watch}</a>
                     <a class="button small primary" class:disabled=full href=sit data-test="sit">{t.sit}</a>
+                    {(full && store.user.with_untracked(Option::is_some)).then(|| view! {
+                        " "<crate::waitlist::WaitlistCell table=table.id.clone() waiting=table.waiting />
+                    })}
                 </td>
             </tr>
         }
@@ -125,6 +197,7 @@ pub fn LobbyPage() -> impl IntoView {
     });
 
     view! {
+        <Landing />
         <section class="lobby panel">
             <div class="lobby-head">
                 <h1>{t.tables}</h1>
@@ -187,12 +260,68 @@ pub fn LobbyPage() -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    <For each=move || shown.get() key=|t| (t.id.clone(), t.seats_taken, t.average_pot, t.hands_per_hour, t.spectators) children=row />
+                    <For each=move || shown.get() key=|t| (t.id.clone(), t.seats_taken, t.average_pot, t.hands_per_hour, t.spectators, t.waiting) children=row />
                 </tbody>
             </table>
             <Show when=move || shown.with(Vec::is_empty)>
                 <p class="empty">{t.no_tables}</p>
             </Show>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::rules::Stakes;
+
+    fn table(id: &str, stakes: Stakes, taken: u8, seats: u8) -> LobbyTable {
+        LobbyTable {
+            id: id.into(),
+            name: id.into(),
+            stakes,
+            seats_taken: taken,
+            seat_count: seats,
+            average_pot: 0,
+            hands_per_hour: 0,
+            spectators: 0,
+            host: None,
+            run_twice: false,
+            straddle: false,
+            waiting: 0,
+            practice: false,
+        }
+    }
+
+    #[test]
+    fn play_now_prefers_a_practice_table_then_the_smallest_game_with_players() {
+        let practice = |id, stakes, taken| LobbyTable {
+            practice: true,
+            ..table(id, stakes, taken, 6)
+        };
+        let chosen = |lobby: &[LobbyTable]| play_now_table(lobby).map(|t| t.id.clone());
+        let mut lobby = vec![
+            table("empty", Stakes::no_limit(1, 2), 0, 6),
+            table("busy", Stakes::pot_limit(5, 10), 3, 6),
+            table("full", Stakes::pot_limit(2, 4), 2, 2),
+            table("big", Stakes::fixed_limit(40), 1, 6),
+            LobbyTable {
+                host: Some("ann".into()),
+                ..table("home", Stakes::no_limit(1, 2), 1, 6)
+            },
+        ];
+        // Nobody plays at the cheapest open table, the full one and a player's table are out.
+        assert_eq!(chosen(&lobby).as_deref(), Some("busy"));
+        lobby.push(practice("bots-big", Stakes::pot_limit(25, 50), 2));
+        lobby.push(practice("bots", Stakes::pot_limit(5, 10), 2));
+        assert_eq!(chosen(&lobby).as_deref(), Some("bots"));
+        // A full practice table gives way to the next.
+        lobby.retain(|t| t.id != "bots");
+        lobby.push(practice("bots", Stakes::pot_limit(5, 10), 6));
+        assert_eq!(chosen(&lobby).as_deref(), Some("bots-big"));
+        assert_eq!(
+            chosen(&[table("empty", Stakes::no_limit(1, 2), 0, 6)]),
+            None
+        );
     }
 }

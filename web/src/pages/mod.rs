@@ -5,3 +5,4 @@ pub mod hands;
 pub mod home;
 pub mod lobby;
 pub mod replay;
+pub mod rules;

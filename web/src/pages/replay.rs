@@ -2,6 +2,7 @@
 //! as a live table.
 
 use leptos::prelude::*;
+use shared::api::HandShare;
 use shared::format::{Acted, BlindKind, Event};
 use shared::hand::Street;
 use shared::history::HandView;
@@ -11,6 +12,7 @@ use shared::table::SeatStatus;
 use crate::api;
 use crate::i18n::{self, fill};
 use crate::labels::{self, log_line};
+use crate::route::Route;
 use crate::table::felt::Felt;
 use crate::table::state::{LogEntry, Showdown, event_seat};
 
@@ -40,6 +42,12 @@ fn frames(hand: &HandView) -> Frames {
             });
         }
     }
+    // The player's own seat from the first frame, so the felt does not turn to put them at
+    // the bottom when their cards are dealt.
+    let own_seat = hand.events.iter().find_map(|e| match e {
+        ViewEvent::Dealt(d) if d.cards.is_some() => Some(d.seat),
+        _ => None,
+    });
     let mut view = TableView {
         stakes: hand.stakes,
         seat_count: hand.seat_count,
@@ -55,7 +63,7 @@ fn frames(hand: &HandView) -> Frames {
         board: Vec::new(),
         pots: Vec::new(),
         to_act: None,
-        you: None,
+        you: own_seat,
         legal: None,
         name: String::new(),
         home: None,
@@ -259,9 +267,74 @@ pub fn ReplayPage(id: String) -> impl IntoView {
             {move || match hand.get() {
                 None => view! { <p>{t.loading}</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
+                Some(Ok(hand)) => view! { <Replayer hand /> <ShareHand id=id.clone() /> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// A hand someone shared: anyone with the link replays it as its spectators saw it.
+#[component]
+pub fn SharedPage(token: String) -> impl IntoView {
+    let t = i18n::current();
+    let hand = api::load::<HandView>(format!("/api/shared/{token}"));
+    view! {
+        <section class="replay panel" data-test="shared-hand">
+            <p class="muted">{t.shared_hand}</p>
+            {move || match hand.get() {
+                None => view! { <p>{t.loading}</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error">{t.error(&e.code, &e.message)}</p> }.into_any(),
                 Some(Ok(hand)) => view! { <Replayer hand /> }.into_any(),
             }}
         </section>
+    }
+}
+
+/// The player shares their hand (a link the server keeps until they stop), or stops.
+#[component]
+fn ShareHand(id: String) -> impl IntoView {
+    let t = i18n::current();
+    let id = StoredValue::new(id);
+    let link = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<String>);
+    let share = move |_| {
+        leptos::task::spawn_local(async move {
+            let path = format!("/api/hands/{}/share", id.get_value());
+            match api::post::<HandShare>(&path, &()).await {
+                Ok(s) => {
+                    let url = Route::Shared(s.token).absolute();
+                    if let Some(w) = web_sys::window() {
+                        let _ = w.navigator().clipboard().write_text(&url);
+                    }
+                    link.set(Some(url));
+                    error.set(None);
+                }
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
+            }
+        })
+    };
+    let stop = move |_| {
+        leptos::task::spawn_local(async move {
+            let path = format!("/api/hands/{}/share", id.get_value());
+            match api::delete(&path).await {
+                Ok(()) => link.set(None),
+                Err(e) => error.set(Some(t.error(&e.code, &e.message))),
+            }
+        })
+    };
+    view! {
+        <div class="share-hand">
+            {move || match link.get() {
+                None => view! { <button data-test="share-hand" on:click=share>{t.share_hand}</button> }.into_any(),
+                Some(url) => view! {
+                    <p>{t.share_hand_link}" "
+                        <input readonly class="share-link" data-test="share-link" aria-label=t.share_hand prop:value=url />
+                        " "<button data-test="stop-sharing" on:click=stop>{t.stop_sharing}</button>
+                    </p>
+                }.into_any(),
+            }}
+            <small class="error">{move || error.get()}</small>
+        </div>
     }
 }
 
@@ -294,8 +367,9 @@ fn Replayer(hand: HandView) -> impl IntoView {
         let mine = generation.get_value();
         set_timeout(
             move || {
-                if generation.get_value() == mine {
-                    step.update(|s| *s = (*s + 1).min(last));
+                // The replayer may be gone by then (another page was opened).
+                if generation.try_get_value() == Some(mine) {
+                    step.try_update(|s| *s = (*s + 1).min(last));
                 }
             },
             std::time::Duration::from_millis(100_000 / u64::from(pace.max(1))),
@@ -319,11 +393,11 @@ fn Replayer(hand: HandView) -> impl IntoView {
         <h1>{move || fill(t.hand_number, "", number)}" · "{title}</h1>
         <Felt view=view_now showdown=showdown_now clock=Signal::derive(|| None) />
         <div class="replay-controls">
-            <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"⏮ "{t.first}</button>
+            <button on:click=move |_| step.set(0) disabled=move || step.get() == 0>"|◀ "{t.first}</button>
             <button on:click=move |_| step.update(|s| *s = s.saturating_sub(1)) disabled=move || step.get() == 0 data-test="replay-back">"◀ "{t.previous}</button>
             <span data-test="replay-step">{move || t.step.replace("{a}", &step.get().to_string()).replace("{b}", &last.to_string())}</span>
             <button on:click=move |_| step.update(|s| *s = (*s + 1).min(last)) disabled=move || { step.get() >= last } data-test="replay-next">{t.next}" ▶"</button>
-            <button on:click=move |_| step.set(last) disabled=move || { step.get() >= last }>{t.last}" ⏭"</button>
+            <button on:click=move |_| step.set(last) disabled=move || { step.get() >= last }>{t.last}" ▶|"</button>
         </div>
         <div class="replay-controls">
             <button data-test="replay-play" on:click=move |_| {
@@ -371,6 +445,39 @@ mod tests {
             name: String::new(),
             names: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_replayer_keeps_the_players_seat_at_the_bottom_from_the_first_frame() {
+        let cards = Card::parse_exact::<4>("AhKd3c2s").ok();
+        let hand = HandView {
+            id: "h".into(),
+            table_id: "t".into(),
+            table_name: "T".into(),
+            number: 1,
+            started_at: String::new(),
+            stakes: shared::rules::Stakes::no_limit(5, 10),
+            seat_count: 6,
+            button: 0,
+            seats: [0u8, 3]
+                .iter()
+                .map(|&seat| shared::history::HistorySeat {
+                    seat,
+                    name: format!("p{seat}"),
+                    starting_stack: 100,
+                })
+                .collect(),
+            events: vec![
+                ViewEvent::Dealt(Dealt {
+                    seat: 0,
+                    cards: None,
+                }),
+                ViewEvent::Dealt(Dealt { seat: 3, cards }),
+            ],
+        };
+        let frames = frames(&hand);
+        assert!(frames.views.len() >= 3);
+        assert!(frames.views.iter().all(|v| v.you == Some(3)));
     }
 
     #[test]

@@ -224,7 +224,9 @@ pub fn PreActions(table: String, view: Signal<TableView>) -> impl IntoView {
     }
 }
 
-/// Sit out or in, straddle (at a table that allows it), top up between hands, leave.
+/// Sit out or in (now, or when the big blind comes), straddle (at a table that allows it),
+/// auto-muck, top up between hands (once, or automatically), show an uncalled winner's cards,
+/// leave.
 #[component]
 pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
     let t = i18n::current();
@@ -242,6 +244,30 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
         socket::send(&ClientMessage::Straddle {
             table: table.get_value(),
             on,
+        })
+    };
+    let flag = move |msg: fn(String, bool) -> ClientMessage, on: bool| {
+        socket::send(&msg(table.get_value(), on))
+    };
+    // The automatic top-up brings the stack back to what it is set to, or, when turned on,
+    // to the stack now: right after sitting down, the buy-in the player chose.
+    let auto_top_up = Memo::new(move |_| {
+        view.with(|v| {
+            let stack = v
+                .you
+                .and_then(|s| v.seats.get(usize::from(s)).cloned().flatten())
+                .map_or(0, |s| s.stack);
+            (
+                v.auto_top_up.is_some(),
+                v.auto_top_up
+                    .unwrap_or(stack.clamp(v.min_buy_in, v.max_buy_in)),
+            )
+        })
+    });
+    let set_auto_top_up = move |on: bool| {
+        socket::send(&ClientMessage::AutoTopUp {
+            table: table.get_value(),
+            to: on.then(|| auto_top_up.get_untracked().1),
         })
     };
     let top_up = RwSignal::new(String::new());
@@ -350,6 +376,29 @@ pub fn SeatControls(table: String, view: Signal<TableView>) -> impl IntoView {
                                 on:change=move |ev| straddle(event_target_checked(&ev)) />
                             <span>{t.straddle_toggle}</span>
                         </label>
+                    </Show>
+                    <Show when=move || !sitting_out>
+                        <label class="check">
+                            <input type="checkbox" data-test="sit-out-bb"
+                                prop:checked=move || view.with(|v| v.sit_out_at_big_blind)
+                                on:change=move |ev| flag(|table, on| ClientMessage::SitOutAtBigBlind { table, on }, event_target_checked(&ev)) />
+                            <span>{t.sit_out_next_bb}</span>
+                        </label>
+                    </Show>
+                    <label class="check">
+                        <input type="checkbox" data-test="auto-muck"
+                            prop:checked=move || view.with(|v| !v.show_losing)
+                            on:change=move |ev| flag(|table, on| ClientMessage::ShowLosing { table, on }, !event_target_checked(&ev)) />
+                        <span>{t.auto_muck}</span>
+                    </label>
+                    <label class="check">
+                        <input type="checkbox" data-test="auto-top-up"
+                            prop:checked=move || auto_top_up.get().0
+                            on:change=move |ev| set_auto_top_up(event_target_checked(&ev)) />
+                        <span>{move || t.auto_top_up.replace("{a}", &chips(auto_top_up.get().1))}</span>
+                    </label>
+                    <Show when=move || view.with(|v| v.can_show)>
+                        <button data-test="show-cards" on:click=move |_| send(|table| ClientMessage::ShowCards { table })>{t.show_cards}</button>
                     </Show>
                     <Show when=move || !in_hand && !broke && seat.stack < limits.get().0>
                         <span class="top-up">

@@ -3,6 +3,11 @@
 //! clock bar under the seat to act, each face-up hand's equity during an all-in run-out, and at
 //! the showdown who won which half with what. A hand run twice shows its second board under the
 //! first, and what each board paid.
+//!
+//! Motion (each ≤ 400 ms, none with `prefers-reduced-motion`, a click on the felt ends it):
+//! the hole cards fly in at the deal and each board card as it comes; at the end of a
+//! betting round the bets slide into the pot; at the showdown each award slides from the pot
+//! to its winner, high and low halves apart.
 
 use leptos::prelude::*;
 use shared::protocol::{Clock, SeatView, TableView};
@@ -25,11 +30,14 @@ fn around(index: u8, count: u8, rx: f64, ry: f64) -> (f64, f64) {
     )
 }
 
+/// Tenths of a percent written as integers: float formatting is a lot of wasm for this.
+fn percent(v: f64) -> String {
+    let tenths = (v * 10.0).round().max(0.0) as u32;
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
 fn place((x, y): (f64, f64)) -> String {
-    // Tenths of a percent written as integers: float formatting is a lot of wasm for this.
-    let tenths = |v: f64| (v * 10.0).round().max(0.0) as u32;
-    let (x, y) = (tenths(x), tenths(y));
-    format!("left:{}.{}%;top:{}.{}%", x / 10, x % 10, y / 10, y % 10)
+    format!("left:{};top:{}", percent(x), percent(y))
 }
 
 /// Where on the oval a seat sits, so that the viewer's own seat is at the bottom.
@@ -120,6 +128,93 @@ pub fn Felt(
     });
 
     let seat_count = Memo::new(move |_| view.with(|v| v.seat_count));
+
+    // Motion: what moves, from the change between the last view and this one. Chips in
+    // flight are drawn for one animation and then dropped.
+    let dealing = RwSignal::new(false);
+    let flights = RwSignal::new(Vec::<Flight>::new());
+    let generation = StoredValue::new(0u32);
+    let last_seen = StoredValue::new(None::<(u64, bool, Vec<(u8, u8, u64)>, usize)>);
+    let settle = move || {
+        generation.update_value(|g| *g = g.wrapping_add(1));
+        let mine = generation.get_value();
+        set_timeout(
+            move || {
+                // The felt may be gone by then (the player left the page).
+                if generation.try_get_value() == Some(mine) {
+                    dealing.try_set(false);
+                    flights.try_set(Vec::new());
+                }
+            },
+            std::time::Duration::from_millis(MOTION_MS),
+        );
+    };
+    Effect::new(move |_| {
+        let now = view.with(|v| {
+            let bets: Vec<(u8, u8, u64)> = v
+                .seats
+                .iter()
+                .flatten()
+                .filter(|s| s.bet > 0)
+                .map(|s| (s.seat, slot(v, s.seat), s.bet))
+                .collect();
+            (v.hand, v.hand_running, bets, v.board.len())
+        });
+        let before = last_seen.get_value();
+        last_seen.set_value(Some(now.clone()));
+        let Some((hand, _, bets, board)) = before else {
+            return;
+        };
+        let n = seat_count.get_untracked();
+        if now.0 != hand && now.1 {
+            dealing.set(true);
+            settle();
+        } else if now.0 == hand && !bets.is_empty() && now.2.is_empty() && now.3 >= board {
+            // The round is over: its bets go into the pot.
+            flights.set(
+                bets.iter()
+                    .map(|&(_, at, _)| Flight {
+                        from: around(at, n, 28.0, 23.0),
+                        to: POT,
+                        low: false,
+                    })
+                    .collect(),
+            );
+            settle();
+        }
+    });
+    let paid_seen = StoredValue::new(0usize);
+    Effect::new(move |_| {
+        let paid: Vec<(u8, bool)> = showdown.with(|s| {
+            s.awards
+                .iter()
+                .filter(|a| a.amount > 0)
+                .map(|a| (a.seat, matches!(a.share, shared::format::Share::Low)))
+                .collect()
+        });
+        // Once per showdown, not again when something else about it changes.
+        let seen = paid_seen.get_value();
+        paid_seen.set_value(paid.len());
+        if paid.is_empty() || paid.len() == seen {
+            return;
+        }
+        let n = seat_count.get_untracked();
+        let targets = view.with_untracked(|v| {
+            paid.iter()
+                .map(|&(seat, low)| Flight {
+                    from: POT,
+                    to: around(slot(v, seat), n, 44.0, 40.0),
+                    low,
+                })
+                .collect()
+        });
+        flights.set(targets);
+        settle();
+    });
+    let skip = move |_| {
+        dealing.set(false);
+        flights.set(Vec::new());
+    };
     let seat_at = move |seat: u8| view.with(|v| v.seats.get(usize::from(seat)).cloned().flatten());
 
     let seat_view = move |seat: u8| {
@@ -249,13 +344,18 @@ pub fn Felt(
                     </div>
                 })}
             </div>
+            // A blind still in front of its seat carries its marker in the same pill, so the two
+            // never sit on top of each other (on a phone they would).
             {move || occupant.get().filter(|s| s.bet > 0).map(|s| view! {
-                <div class="bet" style=bet_style><i class="chip"></i>{chips(s.bet)}</div>
+                <div class="bet" style=bet_style>
+                    {marker().map(|m| view! { <small class="blind-tag" data-test="blind-tag">{m}</small> })}
+                    <i class="chip"></i>{chips(s.bet)}
+                </div>
             })}
             {move || (view.with(|v| v.button) == Some(seat)).then(|| view! {
                 <div class="dealer-button" style=button_style title=t.dealer>"D"</div>
             })}
-            {move || marker().map(|m| view! {
+            {move || marker().filter(|_| occupant.with(|o| o.as_ref().is_none_or(|s| s.bet == 0))).map(|m| view! {
                 <div class="blind-marker" style=move || { let (x, y) = around(pos.get(), seat_count.get(), 31.0, 27.0); place((x - 4.5, y)) }>{m}</div>
             })}
         }
@@ -324,12 +424,12 @@ pub fn Felt(
     };
 
     view! {
-        <div class="felt-wrap">
+        <div class="felt-wrap" class:dealing=move || dealing.get() on:click=skip>
             <div class="felt" data-test="felt" data-hand=move || view.with(|v| v.hand) data-running=move || view.with(|v| v.hand_running.to_string())>
                 <div class="centre">
                     <div class="board" data-test="board">
                         {move || view.with(|v| !v.second_board.is_empty()).then(|| view! { <small class="run">{i18n::fill(t.run_n, "", 1)}</small> })}
-                        {move || view.with(|v| v.board.clone()).into_iter().map(|card| view! { <CardFace card /> }).collect_view()}
+                        <For each=move || view.with(|v| v.board.clone()) key=|card| *card children=|card| view! { <CardFace card /> } />
                     </div>
                     {move || {
                         let cards = view.with(|v| v.second_board.clone());
@@ -345,6 +445,37 @@ pub fn Felt(
                 </div>
             </div>
             {move || (0..seat_count.get()).map(seat_view).collect_view()}
+            {move || flights.get().into_iter().map(|f| view! {
+                <i class="chip flight" class:low=f.low aria-hidden="true" style=f.style()></i>
+            }).collect_view()}
         </div>
+    }
+}
+
+/// How long each motion lasts; the CSS animations take the same time.
+const MOTION_MS: u64 = 380;
+
+/// The pot's place on the felt.
+const POT: (f64, f64) = (50.0, 47.0);
+
+/// A chip sliding across the felt: bets into the pot, or a pot's award to its winner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Flight {
+    from: (f64, f64),
+    to: (f64, f64),
+    /// The low half of a split pot (drawn in the low colour).
+    low: bool,
+}
+
+impl Flight {
+    /// Where it starts and ends, for the `fly` animation.
+    fn style(&self) -> String {
+        format!(
+            "--fx:{};--fy:{};--tx:{};--ty:{}",
+            percent(self.from.0),
+            percent(self.from.1),
+            percent(self.to.0),
+            percent(self.to.1)
+        )
     }
 }

@@ -19,10 +19,7 @@ fn send(table: &str, action: HostAction) {
 
 /// The page's address for an invite.
 fn invite_link(token: &str) -> String {
-    let origin = web_sys::window()
-        .and_then(|w| w.location().origin().ok())
-        .unwrap_or_default();
-    format!("{origin}/{}", Route::Join(token.to_string()).href())
+    Route::Join(token.to_string()).absolute()
 }
 
 /// Under the table's title: the buy-in range and rake, and at a player's table "hosted by

@@ -19,7 +19,6 @@ use crate::{prefs, socket, store};
 use actions::{ActionBar, PreActions, SeatControls};
 use felt::Felt;
 use host::{HomeLine, HostPanel};
-use state::TableState;
 use strength::HandStrength;
 
 thread_local! {
@@ -35,19 +34,15 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         n.set(n.get() + 1);
         n.get()
     });
-    store.table.set(Some(TableState::new(id.clone())));
+    store.open_table(&id);
     socket::watch(&id);
-    {
-        let id = id.clone();
-        // A re-render (language switch) builds the new page before the old one is cleaned
-        // up: only the latest page may stop watching.
-        on_cleanup(move || {
-            if PAGES.with(|n| n.get()) == instance {
-                socket::unwatch(&id);
-                store.table.set(None);
-            }
-        });
-    }
+    // A re-render (language switch) builds the new page before the old one is cleaned up:
+    // only the latest page may stop watching.
+    on_cleanup(move || {
+        if PAGES.with(|n| n.get()) == instance {
+            store.close_table();
+        }
+    });
 
     let id = StoredValue::new(id);
     let loaded = Memo::new(move |_| {
@@ -157,12 +152,14 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         if let Some(v) = view_sig.get() {
             offered.set_value(true);
             if v.you.is_none() {
-                buy_in_seat.set(
+                // The seat the waiting list holds for this player, else the first free one.
+                let offered = id.with_value(|id| crate::waitlist::offered_seat(id));
+                buy_in_seat.set(offered.or_else(|| {
                     v.seats
                         .iter()
                         .position(Option::is_none)
-                        .and_then(|i| u8::try_from(i).ok()),
-                );
+                        .and_then(|i| u8::try_from(i).ok())
+                }));
             }
         }
     });
@@ -206,22 +203,12 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
         })
     };
 
-    // The tab says when a decision is waiting, alternating each second so it catches the
-    // eye in a row of tabs; it goes back to the page's own title once acted.
+    // The tone, the tab's title and the notification of a decision are `attention`'s, for
+    // every page; the page adds a tone once when the decision's last seconds start.
     let my_turn = Memo::new(move |_| {
-        view_sig.with(|v| {
-            v.as_ref()
-                .is_some_and(|v| v.legal.is_some_and(|l| v.you == Some(l.seat)))
-        })
-    });
-    let blink = RwSignal::new(false);
-    // A tone when the decision comes, and another once when its last seconds start.
-    Effect::new(move |was: Option<bool>| {
-        let now = my_turn.get();
-        if now && was == Some(false) {
-            attention::play(Chime::Turn);
-        }
-        now
+        store
+            .turn
+            .with(|turn| id.with_value(|id| turn.as_ref().is_some_and(|t| t.table == *id)))
     });
     // The deadline of the decision last warned about: a new decision, or the time bank
     // starting, moves the deadline and earns a new warning.
@@ -231,7 +218,6 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
             if !my_turn.get_untracked() {
                 return;
             }
-            blink.update(|b| *b = !*b);
             if let Some((c, at)) = clock.get_untracked() {
                 let deadline = felt::deadline(&c, at);
                 if felt::ms_left(&c, at) < LOW_TIME_MS
@@ -248,24 +234,6 @@ pub fn TablePage(id: String, sit: bool) -> impl IntoView {
     ) {
         on_cleanup(move || handle.clear());
     }
-    let page_title = document().title();
-    {
-        let page_title = page_title.clone();
-        Effect::new(move |_| {
-            let title = if my_turn.get() {
-                if blink.get() {
-                    format!("• {}", table_name())
-                } else {
-                    format!("{} — {}", t.your_turn, table_name())
-                }
-            } else {
-                page_title.clone()
-            };
-            document().set_title(&title);
-        });
-    }
-    on_cleanup(move || document().set_title(&page_title));
-
     // Said by screen readers as it changes: the last thing that happened, in words, and
     // whether it is the reader's turn.
     let announcement = Memo::new(move |_| {
