@@ -112,6 +112,9 @@ pub struct Seat {
     /// on through the ledger; the engine only keeps it with the seat).
     #[serde(default)]
     pub auto_top_up: Option<Chips>,
+    /// Sat out by the last hand for having no chips left, not by request.
+    #[serde(default)]
+    pub sat_out_broke: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
@@ -202,6 +205,9 @@ pub struct Table {
     current: Option<Positions>,
     deal: Option<Deal>,
     debts: Vec<Debt>,
+    /// Who was dealt in where, in the running or last hand: a seat whose occupant has changed
+    /// since holds someone else's cards, which its newcomer must never see nor show.
+    dealt: Vec<(u8, PlayerId)>,
 }
 
 /// What the next hand will be: positions, who is dealt in and posts what.
@@ -235,6 +241,7 @@ impl Table {
             current: None,
             deal: None,
             debts: Vec::new(),
+            dealt: Vec::new(),
         })
     }
 
@@ -432,6 +439,7 @@ impl Table {
             sit_out_at_big_blind: false,
             show_losing: false,
             auto_top_up: None,
+            sat_out_broke: false,
         });
         Ok(())
     }
@@ -511,6 +519,9 @@ impl Table {
     pub fn sit_out(&mut self, seat: u8) -> Result<(), TableError> {
         let in_hand = self.in_hand(seat);
         let s = self.seat_mut(seat)?;
+        // Sitting out for any reason spends a request to sit out at the big blind (§7.13).
+        s.sit_out_at_big_blind = false;
+        s.sat_out_broke = false;
         if in_hand {
             s.sit_out_next = true;
         } else {
@@ -530,6 +541,7 @@ impl Table {
             return Err(TableError::NoChips);
         }
         s.sit_out_next = false;
+        s.sat_out_broke = false;
         s.hands_sat_out = 0;
         if s.status == SeatStatus::SittingOut {
             s.status = if s.missed_big || s.missed_small {
@@ -628,13 +640,20 @@ impl Table {
         (to > s.stack && !s.leaving && !self.in_hand(seat)).then(|| to - s.stack)
     }
 
+    /// Whether the player now in `seat` is the one dealt into the running or last hand there
+    /// (a newcomer to a seat between hands is not: the cards there are not theirs).
+    pub fn dealt_in(&self, seat: u8) -> bool {
+        self.seat(seat)
+            .is_some_and(|s| self.dealt.contains(&(seat, s.player)))
+    }
+
     /// The winner of a hand that ended without a showdown turns their cards up after it
     /// (docs/rules.md §6.4): everyone sees them until the next hand is dealt.
     pub fn show_cards(&mut self, seat: u8) -> Result<(), TableError> {
         if self.hand_running() {
             return Err(TableError::HandInProgress);
         }
-        if self.hand.as_mut().is_some_and(|h| h.show_uncalled(seat)) {
+        if self.dealt_in(seat) && self.hand.as_mut().is_some_and(|h| h.show_uncalled(seat)) {
             Ok(())
         } else {
             Err(TableError::NothingToShow)
@@ -747,6 +766,11 @@ impl Table {
         self.debts.retain(|d| d.hands_left > 0);
         self.current = Some(positions);
         self.deal = Some(plan.deal);
+        self.dealt = plan
+            .entrants
+            .iter()
+            .filter_map(|e| Some((e.seat, self.seat(e.seat)?.player)))
+            .collect();
         self.hand = Some(hand);
         let mut events = events;
         events.extend(self.fold_absent());
@@ -1002,6 +1026,9 @@ impl Table {
         // The finished hand stays for the table view (results, shown cards) until the next.
         for s in self.seats.iter_mut().flatten() {
             if s.sit_out_next || s.stack == 0 {
+                // Only the broke, not those who asked to sit out (or ran out of time), may be
+                // sat back in by an automatic rebuy (§7.15).
+                s.sat_out_broke = s.stack == 0 && !s.sit_out_next;
                 s.status = SeatStatus::SittingOut;
                 s.sit_out_next = false;
                 s.sit_out_at_big_blind = false;

@@ -55,7 +55,9 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
     let seats = (0..config.seats)
         .map(|i| {
             let s = table.seat(i)?;
-            let in_hand = hand.and_then(|h| h.hole_cards(i)).is_some();
+            // The cards in a seat are its occupant's only if they were dealt them: a newcomer
+            // to a seat between hands must not see (or be shown with) the last one's.
+            let in_hand = table.dealt_in(i) && hand.and_then(|h| h.hole_cards(i)).is_some();
             let live = in_hand && hand.is_some_and(|h| h.is_live(i));
             let (stack, bet) = match hand {
                 Some(h) if running && in_hand => (h.stack(i).unwrap_or(0), h.bet(i).unwrap_or(0)),
@@ -114,7 +116,9 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
         sit_out_at_big_blind: mine.is_some_and(|s| s.sit_out_at_big_blind),
         show_losing: mine.is_some_and(|s| s.show_losing),
         auto_top_up: mine.and_then(|s| s.auto_top_up),
-        can_show: you.is_some_and(|s| !running && hand.is_some_and(|h| h.may_show_uncalled(s))),
+        can_show: you.is_some_and(|s| {
+            !running && table.dealt_in(s) && hand.is_some_and(|h| h.may_show_uncalled(s))
+        }),
         waiting: 0,
     }
 }

@@ -845,3 +845,34 @@ fn rule_6_4_the_uncalled_winner_shows_through_the_table_and_everyone_sees_it() {
     assert!(view.seats[other as usize].as_ref().unwrap().cards.is_some());
     assert!(view.seats[first as usize].as_ref().unwrap().cards.is_none());
 }
+
+#[test]
+fn rule_10_a_newcomer_to_a_seat_never_sees_nor_shows_the_cards_dealt_there() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 3, false);
+    t.start_hand(Deck::ordered()).unwrap();
+    let first = t.hand().unwrap().to_act().unwrap();
+    let winner = if first == 0 { 3 } else { 0 };
+    t.act(first, Action::Fold).unwrap();
+    // The uncalled winner leaves between hands, a newcomer takes the seat at once.
+    assert!(matches!(t.leave(winner), Ok((Leave::Now(_), _))));
+    t.sit(winner, PlayerId(999), "new".into(), 500, false)
+        .unwrap();
+    assert!(!t.dealt_in(winner));
+    let view = shared::view::table_view(&t, shared::view::Viewer::Seat(winner), 1);
+    assert_eq!(view.seats[winner as usize].as_ref().unwrap().cards, None);
+    assert!(!view.can_show);
+    assert_eq!(t.show_cards(winner), Err(TableError::NothingToShow));
+}
+
+#[test]
+fn rule_7_13_sitting_out_for_another_reason_cancels_the_request() {
+    let mut t = table(6);
+    sit(&mut t, 0, false);
+    sit(&mut t, 1, false);
+    t.set_sit_out_at_big_blind(1, true).unwrap();
+    t.sit_out(1).unwrap();
+    t.sit_in(1, false).unwrap();
+    assert!(!t.seat(1).unwrap().sit_out_at_big_blind);
+}

@@ -236,6 +236,9 @@ impl TableDef {
         if self.sit_out_hands == 0 {
             return Err(self.invalid("sit_out_hands must be at least 1"));
         }
+        if !(1..=300).contains(&self.seat_offer_secs) {
+            return Err(self.invalid("seat_offer_secs must be 1-300"));
+        }
         let mut config = TableConfig::new(self.stakes()?, self.seats);
         config.max_hands_sat_out = self.sit_out_hands;
         config.run_twice = self.run_twice;

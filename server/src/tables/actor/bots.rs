@@ -77,10 +77,9 @@ impl TableActor {
                 }
                 None => {
                     // Bots take the highest free seats, leaving the first ones for people.
-                    let Some(free) = (0..config.seats)
-                        .rev()
-                        .find(|&s| self.table.seat(s).is_none())
-                    else {
+                    let Some(free) = (0..config.seats).rev().find(|&s| {
+                        self.table.seat(s).is_none() && self.waitlist.held_for(s).is_none()
+                    }) else {
                         continue;
                     };
                     let _ = self.ledger.fund_house_bot(bot.id, buy_in).await;

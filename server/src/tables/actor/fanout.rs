@@ -113,7 +113,15 @@ impl Frame<'_> {
             view: Box::new(view.clone()),
             clock: self.clock.filter(|_| sees),
             log: match sees {
-                true => self.log.iter().map(|e| project(e, viewer)).collect(),
+                true => {
+                    // A newcomer to a seat reads the last hand as a spectator did: the cards
+                    // dealt there were someone else's.
+                    let reader = match viewer {
+                        Viewer::Seat(s) if !self.table.dealt_in(s) => Viewer::Spectator,
+                        other => other,
+                    };
+                    self.log.iter().map(|e| project(e, reader)).collect()
+                }
                 false => Vec::new(),
             },
         })

@@ -41,7 +41,7 @@ pub(super) struct HomeGame {
     access: Arc<Access>,
     pending: BTreeMap<u8, Pending>,
     /// Removed by the host: they may not sit here again while the table is open.
-    removed: HashSet<Uuid>,
+    pub(super) removed: HashSet<Uuid>,
     /// Removed during a hand they are in: stood up once it is over.
     to_remove: HashSet<Uuid>,
     empty_since: Instant,
@@ -106,6 +106,8 @@ impl TableActor {
         if game.removed.contains(&account.id) {
             return Err(RequestError::Removed);
         }
+        // A seat held for the waiting list's first is not asked for by anyone else.
+        self.check_not_held(seat, account.id)?;
         if !game.home.seat_approval || self.seat_of(account.id).is_some() {
             return Ok(sit);
         }

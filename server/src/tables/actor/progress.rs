@@ -102,8 +102,19 @@ impl TableActor {
         self.seat_bots().await;
         let deck = Deck::shuffled(&mut rand::rng());
         let order = deck.order().to_vec();
+        let sitting_out = |t: &shared::table::Table| {
+            t.seats()
+                .filter(|(_, s)| s.status == shared::table::SeatStatus::SittingOut)
+                .count()
+        };
+        let before = sitting_out(&self.table);
         let Ok(events) = self.table.start_hand(deck) else {
-            // Not enough players: look again shortly.
+            // Not enough players: look again shortly. Someone whose big blind came may have
+            // been sat out on the way (docs/rules.md §7.13): everyone sees it.
+            if sitting_out(&self.table) != before {
+                self.sat_out.track(&self.table, Instant::now());
+                self.broadcast(&[]);
+            }
             self.next_hand_at = Instant::now() + Duration::from_millis(500);
             return;
         };

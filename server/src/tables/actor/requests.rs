@@ -202,17 +202,34 @@ impl TableActor {
     /// they play on. A balance too small for it moves nothing: the player is told and the
     /// automatic top-up is turned off, rather than refused again every hand.
     pub(super) async fn auto_top_up(&mut self, seat: u8) {
+        // Nothing at a table about to cash everyone out.
+        if self.closing || self.stop_dealing {
+            return;
+        }
         let Some(amount) = self.table.auto_top_up_due(seat) else {
             return;
         };
-        let Some((player, busted)) = self.table.seat(seat).map(|s| (s.player, s.stack == 0)) else {
+        let Some((player, broke)) = self.table.seat(seat).map(|s| (s.player, s.sat_out_broke))
+        else {
             return;
         };
         let account = super::command::account_of(player);
-        let key = format!("auto-top-up:{}:{}:{}", self.id, account, Uuid::new_v4());
+        if self.unsure.contains(&account) {
+            // The last chip movement may have committed: the seat is read back first.
+            return;
+        }
+        // One key per seat, hand and amount: a retry after a lost answer is recognised rather
+        // than paid twice.
+        let key = format!(
+            "auto-top-up:{}:{}:{}:{}",
+            self.id, account, self.hand_number, amount
+        );
         match self.ledger.top_up(account, &self.id, amount, &key).await {
+            Ok(Outcome::Replayed) => {
+                let _ = self.reconcile(account).await;
+            }
             Ok(_) => {
-                if self.table.top_up(seat, amount).is_ok() && busted {
+                if self.table.top_up(seat, amount).is_ok() && broke {
                     let _ = self.table.sit_in(seat, false);
                     self.sat_out.forget(seat);
                 }

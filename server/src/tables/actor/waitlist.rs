@@ -150,6 +150,13 @@ impl TableActor {
         if self.seat_of(account.id).is_some() {
             return Err(RequestError::SeatedHere);
         }
+        if self
+            .home
+            .as_ref()
+            .is_some_and(|g| g.removed.contains(&account.id))
+        {
+            return Err(RequestError::Removed);
+        }
         let open = self
             .free_seats()
             .into_iter()
