@@ -304,6 +304,7 @@ let freeFoldsAsked = 0;
 let clockChecked = false;
 let showdownShot = null;
 const seenHands = new Set();
+let riverChecked = false;
 const deadline = Date.now() + 240000;
 let lastHand = 0;
 let showdowns = 0;
@@ -379,6 +380,26 @@ while (Date.now() < deadline) {
     if (seen.hand === current && seen.running && seen.faceUp > 0) {
       fail(`spectator page shows ${seen.faceUp} hole cards during hand ${current}`);
     }
+    if (board === 5 && !riverChecked && process.env.SCOOP) {
+      // On the river the line must say what `scoop eval` says of the same cards.
+      const cards = await page.evaluate(() => ({
+        hole: [...document.querySelectorAll('.seat.me .hole svg.card')].map((c) => c.dataset.card).join(''),
+        board: [...document.querySelectorAll('[data-test=board] svg.card')].map((c) => c.dataset.card).join(''),
+        line: document.querySelector('[data-test=strength]')?.textContent ?? '',
+      }));
+      if (cards.hole.length === 8 && cards.board.length === 10 && cards.line) {
+        const { execFileSync } = await import('node:child_process');
+        const truth = JSON.parse(execFileSync(process.env.SCOOP, ['eval', '--json', cards.hole, cards.board]));
+        const hi = cards.line.match(/Hi: (.+?) ·/)?.[1];
+        if (hi !== truth.high.label) fail(`strength line "${cards.line}" vs scoop eval high "${truth.high.label}" (${cards.hole} on ${cards.board})`);
+        const lo = truth.low?.label.replace(/ low$/, '');
+        if (lo ? !cards.line.includes(lo) : /Lo: [0-9A-]+-/.test(cards.line)) {
+          fail(`strength line "${cards.line}" vs scoop eval low "${truth.low?.label ?? 'none'}"`);
+        }
+        console.log(`hand strength on the river: "${cards.line.trim()}" = scoop eval ${cards.hole} ${cards.board}`);
+        riverChecked = true;
+      }
+    }
     if (board >= 3 && !playShot) {
       // The player's own hand strength, worked out in the browser; none for the spectator.
       const line = await page.locator('[data-test=strength]').textContent({ timeout: 3000 })
@@ -432,6 +453,7 @@ while (Date.now() < deadline) {
   await sleep(150);
 }
 if (seenHands.size < 3) fail(`only ${seenHands.size} hands were dealt`);
+if (process.env.SCOOP && !riverChecked) fail('no river was reached to check the hand-strength line against scoop eval');
 if (!showdownShot) fail('no showdown was reached');
 if (!playShot) fail('never saw a flop with an action to take');
 if (dropHand === null) fail('the connection was never dropped');

@@ -135,6 +135,7 @@ pub fn Felt(
     let flights = RwSignal::new(Vec::<Flight>::new());
     let generation = StoredValue::new(0u32);
     let last_seen = StoredValue::new(None::<(u64, bool, Vec<(u8, u8, u64)>, usize)>);
+    let dealt_hand = StoredValue::new(None::<u64>);
     let settle = move || {
         generation.update_value(|g| *g = g.wrapping_add(1));
         let mine = generation.get_value();
@@ -162,14 +163,19 @@ pub fn Felt(
         });
         let before = last_seen.get_value();
         last_seen.set_value(Some(now.clone()));
+        // Each hand's deal once, from the first view that shows it running (which may come
+        // with its first actions already in it).
+        if now.1 && dealt_hand.get_value() != Some(now.0) {
+            dealt_hand.set_value(Some(now.0));
+            dealing.set(true);
+            settle();
+            return;
+        }
         let Some((hand, _, bets, board)) = before else {
             return;
         };
         let n = seat_count.get_untracked();
-        if now.0 != hand && now.1 {
-            dealing.set(true);
-            settle();
-        } else if now.0 == hand && !bets.is_empty() && now.2.is_empty() && now.3 >= board {
+        if now.0 == hand && !bets.is_empty() && now.2.is_empty() && now.3 >= board {
             // The round is over: its bets go into the pot.
             flights.set(
                 bets.iter()
