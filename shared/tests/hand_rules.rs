@@ -720,22 +720,28 @@ fn rule_6_3_called_all_in_on_the_river_turns_every_hand_face_up() {
     assert!(h.is_shown(0) && h.is_shown(1));
 }
 
-#[test]
-fn rule_6_2_without_an_all_in_a_losing_river_caller_still_mucks() {
-    let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 1000)]);
-    let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
-    act(&mut h, 0, call());
-    act(&mut h, 1, check());
+/// Heads-up, seat 0 on the button: checked down to the river, where seat 0 bets 50 and seat 1
+/// calls; the events of the call (the showdown).
+fn river_bet_called(h: &mut shared::Hand) -> Vec<Event> {
+    act(h, 0, call());
+    act(h, 1, check());
     for _ in 0..3 {
-        act(&mut h, 1, check());
+        act(h, 1, check());
         let bet = if h.street() == Street::River {
             raise(50)
         } else {
             check()
         };
-        act(&mut h, 0, bet);
+        act(h, 0, bet);
     }
-    let events = act(&mut h, 1, call());
+    act(h, 1, call())
+}
+
+#[test]
+fn rule_6_2_without_an_all_in_a_losing_river_caller_still_mucks() {
+    let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 1000)]);
+    let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
+    let events = river_bet_called(&mut h);
     assert!(events.contains(&Event::Mucked { seat: 1 }), "{events:?}");
 }
 
@@ -744,18 +750,7 @@ fn rule_6_5_with_auto_muck_off_a_losing_hand_is_shown_at_showdown() {
     let setup = standard(Stakes::no_limit(5, 10), 0, &[(0, 1000), (1, 1000)]);
     let (mut h, _) = start_with(setup, &["2c2dJhJs", "AhAdKcKs"], "Ac7d8s9cTd");
     h.set_show_losing(1, true);
-    act(&mut h, 0, call());
-    act(&mut h, 1, check());
-    for _ in 0..3 {
-        act(&mut h, 1, check());
-        let bet = if h.street() == Street::River {
-            raise(50)
-        } else {
-            check()
-        };
-        act(&mut h, 0, bet);
-    }
-    let events = act(&mut h, 1, call());
+    let events = river_bet_called(&mut h);
     assert!(
         events
             .iter()

@@ -69,6 +69,21 @@ async fn offered(c: &mut Client) -> SeatOffer {
     offer.expect("an offer")
 }
 
+async fn leave_table(c: &mut Client) {
+    c.send(&ClientMessage::Leave {
+        table: TABLE.into(),
+        request_id: None,
+    })
+    .await;
+}
+
+async fn pass(c: &mut Client) {
+    c.send(&ClientMessage::LeaveWaitlist {
+        table: TABLE.into(),
+    })
+    .await;
+}
+
 async fn join(c: &mut Client) {
     c.send(&ClientMessage::JoinWaitlist {
         table: TABLE.into(),
@@ -95,11 +110,7 @@ async fn a_freed_seat_is_held_for_the_first_on_the_waiting_list_who_takes_it() {
     join(&mut b).await;
     assert_eq!(b.error().await.0, ErrorCode::Seat);
 
-    b.send(&ClientMessage::Leave {
-        table: TABLE.into(),
-        request_id: None,
-    })
-    .await;
+    leave_table(&mut b).await;
     let offer = offered(&mut cat).await;
     assert_eq!(
         offer.seat, 1,
@@ -136,25 +147,15 @@ async fn an_offer_that_lapses_passes_the_seat_to_the_next_in_line() {
     place(&mut cat, Some(1)).await;
     join(&mut dan).await;
     place(&mut dan, Some(2)).await;
-    b.send(&ClientMessage::Leave {
-        table: TABLE.into(),
-        request_id: None,
-    })
-    .await;
+    leave_table(&mut b).await;
     offered(&mut cat).await;
     // A second later cat is off the list and dan holds the seat.
     place(&mut cat, None).await;
     assert_eq!(offered(&mut dan).await.seat, 1);
     // Passing leaves the list at once.
-    dan.send(&ClientMessage::LeaveWaitlist {
-        table: TABLE.into(),
-    })
-    .await;
+    pass(&mut dan).await;
     place(&mut dan, None).await;
-    dan.send(&ClientMessage::LeaveWaitlist {
-        table: TABLE.into(),
-    })
-    .await;
+    pass(&mut dan).await;
     assert_eq!(dan.error().await.0, ErrorCode::Seat, "not on the list");
 }
 
