@@ -424,7 +424,7 @@ fn Replayer(hand: HandView) -> impl IntoView {
                     }}</button>
             }).collect_view()}
         </div>
-        <ol class="log replay-log">
+        <ol class="log replay-log" tabindex="0" aria-label=t.hand_log>
             {move || log.with_value(|entries| {
                 entries.iter().take(step.get()).filter_map(|e| log_line(t, e)).map(|line| view! { <li>{line}</li> }).collect_view()
             })}

@@ -354,7 +354,7 @@ fn HandLog() -> impl IntoView {
     view! {
         <div class="side log-box">
             <h2>{t.hand_log}</h2>
-            <ol class="log" data-test="log">
+            <ol class="log" data-test="log" tabindex="0" aria-label=t.hand_log>
                 {move || lines.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
             </ol>
         </div>
@@ -402,7 +402,7 @@ fn Chat(table: String, can_chat: Signal<bool>) -> impl IntoView {
     view! {
         <div class="side chat-box">
             <h2>{t.chat}</h2>
-            <ol class="chat" data-test="chat">
+            <ol class="chat" data-test="chat" tabindex="0" aria-label=t.chat>
                 {move || {
                     let hidden = muted.get();
                     lines.get().into_iter().rev().filter(|l| !hidden.contains(&l.from)).map(|l| {
