@@ -108,8 +108,16 @@ async fn run(
             let pool = pool.clone();
             tokio::spawn(async move {
                 for i in 0..per_task {
-                    chips::buy_in(&pool, id, &format!("t{i}-{id}"), 0, 100, &format!("k{i}"))
-                        .await?;
+                    chips::buy_in(
+                        &pool,
+                        id,
+                        &format!("t{i}-{id}"),
+                        0,
+                        100,
+                        &format!("k{i}"),
+                        None,
+                    )
+                    .await?;
                 }
                 Ok::<_, ChipsError>(())
             })

@@ -14,6 +14,8 @@ use sqlx::{PgExecutor, PgPool, Postgres, Transaction};
 use thiserror::Error;
 use uuid::Uuid;
 
+use crate::lease::{self, Fence};
+
 /// Largest amount accepted anywhere: it must fit Postgres' bigint with room to add.
 pub const MAX_AMOUNT: Chips = 1 << 50;
 
@@ -35,6 +37,10 @@ pub enum ChipsError {
     RefillNotEligible { below: u64, hours: u32 },
     #[error("hand {0} does not balance: chips would be created or lost")]
     Unbalanced(Uuid),
+    /// The table's lease has a newer epoch: another process owns the table now, and this
+    /// write was refused whole (`crate::lease`).
+    #[error("table {table} is owned by another process now (epoch {epoch} is over)")]
+    Fenced { table: String, epoch: i64 },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
 }
@@ -189,8 +195,12 @@ async fn begin_keyed(
     pool: &PgPool,
     account: Uuid,
     key: &str,
+    fence: Option<&Fence>,
 ) -> Result<Option<(Transaction<'static, Postgres>, i64)>, ChipsError> {
     let mut tx = pool.begin().await?;
+    if let Some(fence) = fence {
+        lease::check(&mut tx, fence).await?;
+    }
     let balance = lock_account(&mut tx, account).await?;
     if already_applied(&mut tx, account, key).await? {
         return Ok(None);
@@ -267,9 +277,10 @@ pub async fn buy_in(
     seat: u8,
     chips: Chips,
     key: &str,
+    fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let Some((mut tx, balance)) = begin_keyed(pool, account, key).await? else {
+    let Some((mut tx, balance)) = begin_keyed(pool, account, key, fence).await? else {
         return Ok(Outcome::Replayed);
     };
     if balance < chips {
@@ -313,9 +324,10 @@ pub async fn top_up(
     table_id: &str,
     chips: Chips,
     key: &str,
+    fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let Some((mut tx, balance)) = begin_keyed(pool, account, key).await? else {
+    let Some((mut tx, balance)) = begin_keyed(pool, account, key, fence).await? else {
         return Ok(Outcome::Replayed);
     };
     if balance < chips {
@@ -343,8 +355,9 @@ pub async fn cash_out(
     account: Uuid,
     table_id: &str,
     key: &str,
+    fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
-    let Some((mut tx, _)) = begin_keyed(pool, account, key).await? else {
+    let Some((mut tx, _)) = begin_keyed(pool, account, key, fence).await? else {
         return Ok(Outcome::Replayed);
     };
     let SeatRow { seat, stack } = sqlx::query_as(
@@ -444,8 +457,15 @@ pub async fn settle_hand<'e>(
 /// Voids a hand that never finished (the server stopped during it). The seats still hold the
 /// stacks from before the hand, because only settlement writes them, so every chip bet in it is
 /// back where it was; each player's ledger gets a `void_refund` row saying so.
-pub async fn void_hand(pool: &PgPool, hand: Uuid) -> Result<Outcome<()>, ChipsError> {
+pub async fn void_hand(
+    pool: &PgPool,
+    hand: Uuid,
+    fence: Option<&Fence>,
+) -> Result<Outcome<()>, ChipsError> {
     let mut tx = pool.begin().await?;
+    if let Some(fence) = fence {
+        lease::check(&mut tx, fence).await?;
+    }
     let table_id: Option<String> = sqlx::query_scalar(
         "UPDATE hands SET status = 'void', ended_at = now() WHERE id = $1 AND status = 'running' \
          RETURNING table_id",

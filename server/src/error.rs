@@ -67,7 +67,8 @@ impl ApiError {
                 ChipsError::RefillNotEligible { .. } => {
                     (StatusCode::CONFLICT, "refill_not_eligible")
                 }
-                ChipsError::Unbalanced(_) | ChipsError::Database(_) => {
+                // No HTTP route writes for a table; a refusal by the fence is a bug here.
+                ChipsError::Unbalanced(_) | ChipsError::Fenced { .. } | ChipsError::Database(_) => {
                     (StatusCode::INTERNAL_SERVER_ERROR, "internal")
                 }
             },

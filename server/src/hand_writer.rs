@@ -20,6 +20,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::chips::{self, ChipsError, FinalStack, Outcome};
+use crate::lease::{self, Fence};
 use crate::metrics::Metrics;
 
 /// Writes waiting for the writer; a table past this waits to queue (back-pressure).
@@ -38,6 +39,7 @@ pub struct Start {
     pub starting_stacks: serde_json::Value,
     pub number: u64,
     pub players: Vec<(u8, Uuid)>,
+    pub fence: Option<Fence>,
 }
 
 pub struct Settle {
@@ -46,11 +48,21 @@ pub struct Settle {
     pub stacks: Vec<FinalStack>,
     pub rake: shared::rules::Chips,
     pub history: serde_json::Value,
+    pub fence: Option<Fence>,
 }
 
 pub enum Write {
     Start(Start),
     Settle(Settle),
+}
+
+impl Write {
+    fn fence(&self) -> Option<&Fence> {
+        match self {
+            Write::Start(s) => s.fence.as_ref(),
+            Write::Settle(s) => s.fence.as_ref(),
+        }
+    }
 }
 
 type Written = Result<Outcome<()>, ChipsError>;
@@ -124,20 +136,39 @@ async fn write_batch(pool: &PgPool, jobs: Vec<Job>) {
         }
     }
     for job in jobs {
-        let outcome = match pool.acquire().await {
-            Ok(mut conn) => apply(&mut conn, &job.write).await,
-            Err(e) => Err(e.into()),
-        };
+        let outcome = alone(pool, &job.write).await;
         let _ = job.reply.send(outcome);
     }
 }
 
+/// One write alone: a statement of its own, or, behind a fence, a transaction that checks
+/// the fence first.
+async fn alone(pool: &PgPool, write: &Write) -> Written {
+    let Some(fence) = write.fence() else {
+        return apply(&mut *pool.acquire().await?, write).await;
+    };
+    let mut tx = pool.begin().await?;
+    lease::check(&mut tx, fence).await?;
+    let outcome = apply(&mut tx, write).await?;
+    tx.commit().await?;
+    Ok(outcome)
+}
+
 /// Every write in one transaction; `Err` when a statement failed or the commit did (then
-/// nothing of the batch was written).
+/// nothing of the batch was written). The fences are checked first, with one statement; a
+/// write whose table has a new owner is refused and the others go on.
 async fn together(pool: &PgPool, jobs: &[Job]) -> Result<Vec<Written>, ChipsError> {
     let mut tx = pool.begin().await?;
+    let fenced = lease::check_all(&mut tx, jobs.iter().filter_map(|j| j.write.fence())).await?;
     let mut outcomes = Vec::with_capacity(jobs.len());
     for job in jobs {
+        if let Some(f) = job.write.fence().filter(|f| fenced.contains(f)) {
+            outcomes.push(Err(ChipsError::Fenced {
+                table: f.table_id.clone(),
+                epoch: f.epoch,
+            }));
+            continue;
+        }
         let outcome = apply(&mut tx, &job.write).await;
         if let Err(ChipsError::Database(e)) = outcome {
             return Err(e.into());

@@ -11,6 +11,7 @@ pub mod db;
 pub mod error;
 pub mod hand_writer;
 pub mod http;
+pub mod lease;
 pub mod listen;
 pub mod metrics;
 pub mod password;

@@ -80,6 +80,8 @@ pub struct Metrics {
     pub db_errors: Counter,
     /// Table tasks that panicked and were restarted from the database.
     pub table_restarts: Counter,
+    /// Tables stopped here because another process took their lease (`crate::lease`).
+    pub tables_lost: Counter,
     /// Settlements that waited for the database to come back.
     pub settle_waits: Counter,
     /// WebSockets closed for sending too many messages.
@@ -112,6 +114,7 @@ impl Default for Metrics {
             frames_serialised: Counter::default(),
             db_errors: Counter::default(),
             table_restarts: Counter::default(),
+            tables_lost: Counter::default(),
             settle_waits: Counter::default(),
             sockets_closed_for_abuse: Counter::default(),
             connections_refused: Counter::default(),
@@ -215,6 +218,12 @@ impl Metrics {
             "counter",
             "Tables restarted from the database after their task panicked.",
             self.table_restarts.get(),
+        );
+        metric(
+            "scoop_tables_lost_total",
+            "counter",
+            "Tables stopped because another process took their lease.",
+            self.tables_lost.get(),
         );
         metric(
             "scoop_settlements_held_total",

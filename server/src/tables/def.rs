@@ -27,6 +27,9 @@ pub enum DefError {
     },
     #[error("table id `{0}` appears twice")]
     Duplicate(String),
+    /// Another process holds the table's lease (`crate::lease`).
+    #[error("another process owns this table now")]
+    Fenced,
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
 }

@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use crate::chips;
 use crate::hand_writer::HandWriter;
+use crate::lease::{self, Fence, NodeId};
 use crate::metrics::Metrics;
 use actor::host::HomeParts;
 use actor::{ActorParts, Command, TableActor};
@@ -81,6 +82,15 @@ pub struct Tables {
     /// One `sync` at a time: the registry's lock is not held while tables are loaded, and two
     /// syncs must not both start the same table.
     syncing: tokio::sync::Mutex<()>,
+    /// This process, as the owner of its tables' leases.
+    node: NodeId,
+    /// Set while the first tables open: this process takes over the whole room, fencing any
+    /// process that held it before (one crashed or still stopping), instead of waiting for
+    /// its leases to expire. Later tables are taken only when nobody holds them.
+    taking_over: AtomicBool,
+    /// Set (under its lock) once the leases are given back at a clean stop: no renewal may
+    /// take them again after that.
+    released: tokio::sync::Mutex<bool>,
 }
 
 impl Tables {
@@ -93,7 +103,9 @@ impl Tables {
         home: HomeOptions,
     ) -> Result<Arc<Tables>, DefError> {
         for hand in chips::running_hands(&pool).await.map_err(chips_to_def)? {
-            chips::void_hand(&pool, hand).await.map_err(chips_to_def)?;
+            chips::void_hand(&pool, hand, None)
+                .await
+                .map_err(chips_to_def)?;
             tracing::warn!(%hand, "voided a hand interrupted by a stop; its chips are back");
         }
         if let Some(path) = file {
@@ -108,7 +120,7 @@ impl Tables {
             .map_err(chips_to_def)?
         {
             let key = format!("closed:{table}:{}", Uuid::new_v4());
-            chips::cash_out(&pool, account, &table, &key)
+            chips::cash_out(&pool, account, &table, &key, None)
                 .await
                 .map_err(chips_to_def)?;
             tracing::warn!(%table, "cashed out a seat left at a closed table");
@@ -125,6 +137,9 @@ impl Tables {
             home,
             ended,
             syncing: tokio::sync::Mutex::new(()),
+            node: NodeId::new(),
+            taking_over: AtomicBool::new(true),
+            released: tokio::sync::Mutex::new(false),
         });
         let registry = Arc::downgrade(&tables);
         tokio::spawn(async move {
@@ -138,7 +153,14 @@ impl Tables {
             }
         });
         tables.sync().await?;
+        tables.taking_over.store(false, Ordering::Release);
+        tokio::spawn(keep_leases(Arc::downgrade(&tables)));
         Ok(tables)
+    }
+
+    /// This process's id as a lease holder.
+    pub fn node(&self) -> NodeId {
+        self.node
     }
 
     /// Starts tables opened and stops tables closed since the last look (`scoop tables`).
@@ -157,7 +179,11 @@ impl Tables {
             }
             // Loaded without the registry's lock: every other table's lookups go on meanwhile.
             let handle = match self.spawn(d).await {
-                Ok(handle) => handle,
+                Ok(Some(handle)) => handle,
+                Ok(None) => {
+                    tracing::debug!(table = %d.id, "another process holds this table");
+                    continue;
+                }
                 Err(e) => {
                     tracing::error!(table = %d.id, error = %e, "could not open table");
                     continue;
@@ -194,7 +220,12 @@ impl Tables {
         Ok(())
     }
 
-    async fn spawn(&self, def: &TableDef) -> Result<TableHandle, DefError> {
+    /// Takes the table's lease and starts its task; `None` when another process holds it.
+    async fn spawn(&self, def: &TableDef) -> Result<Option<TableHandle>, DefError> {
+        let steal = self.taking_over.load(Ordering::Acquire);
+        let Some(fence) = lease::acquire(&self.pool, &def.id, self.node, steal).await? else {
+            return Ok(None);
+        };
         let home = home::load(&self.pool, &def.id).await?;
         let bots = if def.practice {
             house_bots::accounts(&self.pool, &def.id, def.house_bots)
@@ -207,7 +238,7 @@ impl Tables {
             table,
             hand_number,
             banks,
-        } = load_table(&self.pool, def, &bots).await?;
+        } = load_table(&self.pool, def, &bots, Some(&fence)).await?;
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let info = Arc::new(Mutex::new(LobbyTable {
             id: def.id.clone(),
@@ -235,10 +266,11 @@ impl Tables {
             id: def.id.clone(),
             def: def.clone(),
             table,
-            ledger: Arc::new(actor::ledger::PgLedger {
-                pool: self.pool.clone(),
-                writer: self.writer.clone(),
-            }),
+            ledger: Arc::new(actor::ledger::PgLedger::new(
+                self.pool.clone(),
+                self.writer.clone(),
+                Some(fence),
+            )),
             rx,
             hand_number,
             banks,
@@ -250,13 +282,41 @@ impl Tables {
             ended: self.ended.clone(),
         });
         tokio::spawn(actor.run());
-        Ok(TableHandle {
+        Ok(Some(TableHandle {
             tx,
             info,
             access,
             listed,
             closing: false,
-        })
+        }))
+    }
+
+    /// Pushes this process's leases forward and stops the tables whose lease another process
+    /// took. Returns how many were lost.
+    pub async fn renew_leases(&self) -> Result<usize, sqlx::Error> {
+        let released = self.released.lock().await;
+        if *released {
+            return Ok(0);
+        }
+        let held = lease::renew(&self.pool, self.node).await?;
+        drop(released);
+        let lost: Vec<(String, mpsc::Sender<Command>)> = {
+            let tables = self.tables.read().await;
+            tables
+                .iter()
+                .filter(|(id, h)| !held.contains(*id) && !h.tx.is_closed())
+                .map(|(id, h)| (id.clone(), h.tx.clone()))
+                .collect()
+        };
+        for (id, tx) in &lost {
+            tracing::warn!(table = %id, "another process took this table; stopping it here");
+            self.metrics.tables_lost.inc();
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Command::Lost).await;
+            });
+        }
+        Ok(lost.len())
     }
 
     /// Opens a table a player asked for, with them as its host; refused (nothing created)
@@ -419,6 +479,30 @@ impl Tables {
                 "some hands were still running at shutdown; they will be voided at the next start"
             );
         }
+        // No hand deals here any more: the next process may take the tables at once.
+        let mut released = self.released.lock().await;
+        *released = true;
+        if let Err(e) = lease::release_all(&self.pool, self.node).await {
+            tracing::warn!(error = %e, "could not release the tables' leases; they will expire");
+        }
+    }
+}
+
+/// Renews the leases every `lease::RENEW_EVERY` for as long as the registry lives.
+async fn keep_leases(registry: std::sync::Weak<Tables>) {
+    let mut every = tokio::time::interval(lease::RENEW_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(tables) = registry.upgrade() else {
+            return;
+        };
+        if let Err(e) = tables.renew_leases().await {
+            // Nothing to do but try again: past the lease's end another process may take the
+            // tables, and then the fence refuses what these ones write.
+            tracing::warn!(error = %e, "could not renew the tables' leases");
+            tables.metrics.db_errors.inc();
+        }
     }
 }
 
@@ -448,6 +532,7 @@ pub async fn load_table(
     pool: &PgPool,
     def: &TableDef,
     bots: &[actor::Account],
+    fence: Option<&Fence>,
 ) -> Result<Restored, DefError> {
     let mut table = Table::new(def.table_config()?).map_err(|e| DefError::Invalid {
         id: def.id.clone(),
@@ -486,7 +571,7 @@ pub async fn load_table(
         if !matches!(restored, Some(Ok(()))) {
             // The table changed shape since: the chips go back to the balance.
             let key = format!("restore:{}:{}", def.id, Uuid::new_v4());
-            chips::cash_out(pool, account, &def.id, &key)
+            chips::cash_out(pool, account, &def.id, &key, fence)
                 .await
                 .map_err(chips_to_def)?;
         }
@@ -506,6 +591,7 @@ pub async fn load_table(
 fn chips_to_def(e: chips::ChipsError) -> DefError {
     match e {
         chips::ChipsError::Database(e) => DefError::Database(e),
+        chips::ChipsError::Fenced { .. } => DefError::Fenced,
         other => DefError::Invalid {
             id: String::new(),
             reason: other.to_string(),

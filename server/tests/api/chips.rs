@@ -60,6 +60,7 @@ async fn fifty_concurrent_buy_ins_of_100_against_1000_exactly_ten_succeed() {
                     0,
                     100,
                     &format!("key-{i}"),
+                    None,
                 )
                 .await
             })
@@ -90,7 +91,7 @@ async fn twenty_clients_racing_for_one_seat_exactly_one_wins() {
         .iter()
         .map(|&id| {
             let pool = pool.clone();
-            tokio::spawn(async move { buy_in(&pool, id, "main", 3, 500, "sit").await })
+            tokio::spawn(async move { buy_in(&pool, id, "main", 3, 500, "sit", None).await })
         })
         .collect();
     let mut won = 0;
@@ -116,27 +117,27 @@ async fn a_replayed_idempotency_key_applies_once() {
     let (pool, _) = fresh_database().await;
     let id = account(&pool, "retry", 1_000).await;
     assert_eq!(
-        buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(),
+        buy_in(&pool, id, "t", 0, 300, "k1", None).await.unwrap(),
         Outcome::Applied(700)
     );
     assert_eq!(
-        buy_in(&pool, id, "t", 0, 300, "k1").await.unwrap(),
+        buy_in(&pool, id, "t", 0, 300, "k1", None).await.unwrap(),
         Outcome::Replayed
     );
     assert_eq!(
-        top_up(&pool, id, "t", 100, "k2").await.unwrap(),
+        top_up(&pool, id, "t", 100, "k2", None).await.unwrap(),
         Outcome::Applied(600)
     );
     assert_eq!(
-        top_up(&pool, id, "t", 100, "k2").await.unwrap(),
+        top_up(&pool, id, "t", 100, "k2", None).await.unwrap(),
         Outcome::Replayed
     );
     assert_eq!(
-        cash_out(&pool, id, "t", "k3").await.unwrap(),
+        cash_out(&pool, id, "t", "k3", None).await.unwrap(),
         Outcome::Applied(400)
     );
     assert_eq!(
-        cash_out(&pool, id, "t", "k3").await.unwrap(),
+        cash_out(&pool, id, "t", "k3", None).await.unwrap(),
         Outcome::Replayed
     );
     assert_eq!(balance(&pool, id).await, 1_000);
@@ -155,32 +156,32 @@ async fn bad_amounts_and_missing_seats_are_refused_and_change_nothing() {
     let (pool, _) = fresh_database().await;
     let id = account(&pool, "careful", 1_000).await;
     assert!(matches!(
-        buy_in(&pool, id, "t", 0, 0, "a").await,
+        buy_in(&pool, id, "t", 0, 0, "a", None).await,
         Err(ChipsError::InvalidAmount)
     ));
     assert!(matches!(
-        buy_in(&pool, id, "t", 0, MAX_AMOUNT + 1, "b").await,
+        buy_in(&pool, id, "t", 0, MAX_AMOUNT + 1, "b", None).await,
         Err(ChipsError::InvalidAmount)
     ));
     assert!(matches!(
-        buy_in(&pool, id, "t", 0, u64::MAX, "c").await,
+        buy_in(&pool, id, "t", 0, u64::MAX, "c", None).await,
         Err(ChipsError::InvalidAmount)
     ));
     assert!(matches!(
-        buy_in(&pool, id, "t", 0, 1_001, "d").await,
+        buy_in(&pool, id, "t", 0, 1_001, "d", None).await,
         Err(ChipsError::InsufficientBalance { balance: 1_000 })
     ));
     assert!(matches!(
-        top_up(&pool, id, "t", 10, "e").await,
+        top_up(&pool, id, "t", 10, "e", None).await,
         Err(ChipsError::NotSeated)
     ));
     assert!(matches!(
-        cash_out(&pool, id, "t", "f").await,
+        cash_out(&pool, id, "t", "f", None).await,
         Err(ChipsError::NotSeated)
     ));
-    buy_in(&pool, id, "t", 0, 100, "g").await.unwrap();
+    buy_in(&pool, id, "t", 0, 100, "g", None).await.unwrap();
     assert!(matches!(
-        buy_in(&pool, id, "t", 1, 100, "h").await,
+        buy_in(&pool, id, "t", 1, 100, "h", None).await,
         Err(ChipsError::AlreadySeated)
     ));
     assert_eq!(balance(&pool, id).await, 900);
@@ -192,8 +193,8 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     let (pool, _) = fresh_database().await;
     let a = account(&pool, "a", 1_000).await;
     let b = account(&pool, "b", 1_000).await;
-    buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
-    buy_in(&pool, b, "t", 1, 500, "b").await.unwrap();
+    buy_in(&pool, a, "t", 0, 500, "a", None).await.unwrap();
+    buy_in(&pool, b, "t", 1, 500, "b", None).await.unwrap();
     let hand = Uuid::new_v4();
     chips::start_hand(
         &pool,
@@ -255,18 +256,18 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
 async fn voiding_a_running_hand_keeps_pre_hand_stacks_and_tells_the_ledger() {
     let (pool, _) = fresh_database().await;
     let a = account(&pool, "a", 1_000).await;
-    buy_in(&pool, a, "t", 0, 500, "a").await.unwrap();
+    buy_in(&pool, a, "t", 0, 500, "a", None).await.unwrap();
     let hand = Uuid::new_v4();
     chips::start_hand(&pool, hand, "t", &[9], &json!([[0, 500]]), 1, &[(0, a)])
         .await
         .unwrap();
     assert_eq!(chips::running_hands(&pool).await.unwrap(), vec![hand]);
     assert_eq!(
-        chips::void_hand(&pool, hand).await.unwrap(),
+        chips::void_hand(&pool, hand, None).await.unwrap(),
         Outcome::Applied(())
     );
     assert_eq!(
-        chips::void_hand(&pool, hand).await.unwrap(),
+        chips::void_hand(&pool, hand, None).await.unwrap(),
         Outcome::Replayed
     );
     assert!(chips::running_hands(&pool).await.unwrap().is_empty());
@@ -320,9 +321,17 @@ async fn ledger_pages_through_ones_own_rows_only() {
     let me: Value = app.get(&c, "/api/me").await.json().await.unwrap();
     let id: Uuid = me["id"].as_str().unwrap().parse().unwrap();
     for i in 0..5 {
-        buy_in(&app.pool, id, &format!("t{i}"), 0, 10, &format!("k{i}"))
-            .await
-            .unwrap();
+        buy_in(
+            &app.pool,
+            id,
+            &format!("t{i}"),
+            0,
+            10,
+            &format!("k{i}"),
+            None,
+        )
+        .await
+        .unwrap();
     }
     let page: Value = app
         .get(&c, "/api/ledger?limit=4")
@@ -374,10 +383,10 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
     for t in 0..tables {
         let a = account(&pool, &format!("a{t}"), 1_000).await;
         let b = account(&pool, &format!("b{t}"), 1_000).await;
-        buy_in(&pool, a, &format!("t{t}"), 0, 500, &format!("a{t}"))
+        buy_in(&pool, a, &format!("t{t}"), 0, 500, &format!("a{t}"), None)
             .await
             .unwrap();
-        buy_in(&pool, b, &format!("t{t}"), 1, 500, &format!("b{t}"))
+        buy_in(&pool, b, &format!("t{t}"), 1, 500, &format!("b{t}"), None)
             .await
             .unwrap();
         players.push((a, b, Uuid::new_v4()));
@@ -390,6 +399,7 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
             starting_stacks: json!([[0, 500], [1, 500]]),
             number: 1,
             players: vec![(0, a), (1, b)],
+            fence: None,
         })
     };
     let starts = players
@@ -410,6 +420,7 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
             stacks: finals(&[(0, a, won), (1, b, 400)]),
             rake: 10,
             history: json!({"table": t}),
+            fence: None,
         })
     };
     let settles = (0..tables).map(|t| writer.write(settle(t, if t == 0 { 900 } else { 590 })));

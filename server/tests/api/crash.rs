@@ -361,7 +361,7 @@ async fn a_seat_left_at_a_closed_table_is_cashed_out_at_the_next_start() {
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    server::chips::buy_in(&pool, ann, "gone", 0, 400, "k1")
+    server::chips::buy_in(&pool, ann, "gone", 0, 400, "k1", None)
         .await
         .unwrap();
     // The table closed while its cash-out could not go through.

@@ -12,6 +12,7 @@ mod database;
 mod edge;
 mod helpers;
 mod home;
+mod lease;
 mod limits;
 mod runtime;
 mod tables;

@@ -84,6 +84,8 @@ pub enum Command {
     Close,
     /// Panic, to test that the table survives it (`Tables::inject_panic`).
     InjectPanic,
+    /// The table's lease is gone (another process took it): stop at once, writing nothing.
+    Lost,
 }
 
 /// What a seated (or sitting-down) player asks for.

@@ -69,6 +69,8 @@ pub enum RequestError {
     SeatedHere,
     #[error("you are not on this table's waiting list")]
     NotWaiting,
+    #[error("this table moved to another server; reconnect to go on")]
+    TableMoved,
     #[error("internal error; nothing was changed")]
     Internal,
 }
@@ -100,6 +102,7 @@ impl RequestError {
             RequestError::SeatFree | RequestError::SeatedHere | RequestError::NotWaiting => {
                 ErrorCode::Seat
             }
+            RequestError::TableMoved => ErrorCode::DatabaseUnavailable,
             RequestError::Internal => ErrorCode::Internal,
         }
     }
@@ -115,6 +118,7 @@ impl RequestError {
             ChipsError::SeatTaken | ChipsError::AlreadySeated | ChipsError::NotSeated => {
                 RequestError::Money(e.to_string())
             }
+            ChipsError::Fenced { .. } => RequestError::TableMoved,
             other if other.is_transient() => RequestError::DatabaseUnavailable,
             _ => RequestError::Internal,
         }

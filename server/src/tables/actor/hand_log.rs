@@ -111,6 +111,8 @@ pub enum Settled {
     Committed,
     /// Refused for good, or voided elsewhere: the table must take the hand back.
     TakenBack,
+    /// Refused by the fence: another process owns the table and will void the hand.
+    Lost,
 }
 
 /// Settles a finished hand, trying again for as long as the database cannot be reached (it
@@ -161,6 +163,7 @@ pub async fn settle(
                     }
                 }
             }
+            Err(ChipsError::Fenced { .. }) => break Settled::Lost,
             Err(ChipsError::Unbalanced(_)) => {
                 // Refused for good: the database keeps the stacks from before the hand.
                 tracing::error!(table = %table_id, "a hand does not balance; voiding it");

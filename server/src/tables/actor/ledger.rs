@@ -2,6 +2,8 @@
 //! the order in which the table commits and shows things is tested without Postgres. The
 //! room uses [`PgLedger`], which is `crate::chips` (hand writes through `crate::hand_writer`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use futures_util::future::BoxFuture;
 use shared::rules::Chips;
 use sqlx::PgPool;
@@ -10,6 +12,7 @@ use uuid::Uuid;
 use super::command::Account;
 use crate::chips::{self, ChipsError, CommittedSeat, FinalStack, Outcome};
 use crate::hand_writer::{self, HandWriter, Write};
+use crate::lease::Fence;
 use crate::tables::def::{DefError, TableDef};
 use crate::tables::home::{self, Home};
 use crate::tables::{Restored, load_table};
@@ -102,6 +105,12 @@ pub trait Ledger: Send + Sync + 'static {
 
     /// Marks the table closed, so that no restart opens it again.
     fn close_table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<(), ChipsError>>;
+
+    /// Whether a write was refused because another process owns the table now: the table
+    /// must stop (`crate::lease`).
+    fn fenced(&self) -> bool {
+        false
+    }
 }
 
 /// The room's ledger: Postgres, with hand starts and settlements group-committed by the
@@ -109,6 +118,29 @@ pub trait Ledger: Send + Sync + 'static {
 pub struct PgLedger {
     pub pool: PgPool,
     pub writer: HandWriter,
+    /// The table's lease, which every write of the table checks (`crate::lease`).
+    pub fence: Option<Fence>,
+    /// Set by the first write refused by the fence.
+    pub fenced: AtomicBool,
+}
+
+impl PgLedger {
+    pub fn new(pool: PgPool, writer: HandWriter, fence: Option<Fence>) -> PgLedger {
+        PgLedger {
+            pool,
+            writer,
+            fence,
+            fenced: AtomicBool::new(false),
+        }
+    }
+
+    /// Notes a refusal by the fence on its way back to the table.
+    fn watch<T>(&self, result: Result<T, ChipsError>) -> Result<T, ChipsError> {
+        if let Err(ChipsError::Fenced { .. }) = &result {
+            self.fenced.store(true, Ordering::Release);
+        }
+        result
+    }
 }
 
 impl Ledger for PgLedger {
@@ -120,9 +152,20 @@ impl Ledger for PgLedger {
         chips: Chips,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::buy_in(
-            &self.pool, account, table_id, seat, chips, key,
-        ))
+        Box::pin(async move {
+            self.watch(
+                chips::buy_in(
+                    &self.pool,
+                    account,
+                    table_id,
+                    seat,
+                    chips,
+                    key,
+                    self.fence.as_ref(),
+                )
+                .await,
+            )
+        })
     }
 
     fn top_up<'a>(
@@ -132,7 +175,19 @@ impl Ledger for PgLedger {
         chips: Chips,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::top_up(&self.pool, account, table_id, chips, key))
+        Box::pin(async move {
+            self.watch(
+                chips::top_up(
+                    &self.pool,
+                    account,
+                    table_id,
+                    chips,
+                    key,
+                    self.fence.as_ref(),
+                )
+                .await,
+            )
+        })
     }
 
     fn cash_out<'a>(
@@ -141,7 +196,11 @@ impl Ledger for PgLedger {
         table_id: &'a str,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
-        Box::pin(chips::cash_out(&self.pool, account, table_id, key))
+        Box::pin(async move {
+            self.watch(
+                chips::cash_out(&self.pool, account, table_id, key, self.fence.as_ref()).await,
+            )
+        })
     }
 
     fn start_hand<'a>(&'a self, s: HandStart<'a>) -> BoxFuture<'a, Result<(), ChipsError>> {
@@ -152,8 +211,9 @@ impl Ledger for PgLedger {
             starting_stacks: s.starting_stacks.clone(),
             number: s.number,
             players: s.players.to_vec(),
+            fence: self.fence.clone(),
         });
-        Box::pin(async move { self.writer.write(write).await.map(drop) })
+        Box::pin(async move { self.watch(self.writer.write(write).await.map(drop)) })
     }
 
     fn settle_hand<'a>(
@@ -166,12 +226,15 @@ impl Ledger for PgLedger {
             stacks: s.stacks.to_vec(),
             rake: s.rake,
             history: s.history.clone(),
+            fence: self.fence.clone(),
         });
-        Box::pin(self.writer.write(write))
+        Box::pin(async move { self.watch(self.writer.write(write).await) })
     }
 
     fn void_hand(&self, hand: Uuid) -> BoxFuture<'_, Result<Outcome<()>, ChipsError>> {
-        Box::pin(chips::void_hand(&self.pool, hand))
+        Box::pin(async move {
+            self.watch(chips::void_hand(&self.pool, hand, self.fence.as_ref()).await)
+        })
     }
 
     fn hand_status(&self, hand: Uuid) -> BoxFuture<'_, Result<Option<String>, ChipsError>> {
@@ -206,7 +269,13 @@ impl Ledger for PgLedger {
         def: &'a TableDef,
         bots: &'a [Account],
     ) -> BoxFuture<'a, Result<Restored, DefError>> {
-        Box::pin(load_table(&self.pool, def, bots))
+        Box::pin(async move {
+            let restored = load_table(&self.pool, def, bots, self.fence.as_ref()).await;
+            if let Err(DefError::Fenced) = &restored {
+                self.fenced.store(true, Ordering::Release);
+            }
+            restored
+        })
     }
 
     fn save_home<'a>(
@@ -227,6 +296,10 @@ impl Ledger for PgLedger {
             .await?;
             Ok(())
         })
+    }
+
+    fn fenced(&self) -> bool {
+        self.fenced.load(Ordering::Acquire)
     }
 }
 

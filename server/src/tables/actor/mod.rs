@@ -93,6 +93,9 @@ pub struct TableActor {
     /// Told when the task ends, so the registry forgets the table.
     ended: mpsc::UnboundedSender<()>,
     waitlist: Waitlist,
+    /// Another process owns the table now (its lease was taken, or a write was fenced): the
+    /// task stops without writing anything more; the new owner voids the hand in play.
+    lost: bool,
 }
 
 pub struct ActorParts {
@@ -157,6 +160,7 @@ impl TableActor {
             metrics: parts.metrics,
             home: parts.home.map(HomeGame::new),
             ended: parts.ended,
+            lost: false,
         }
     }
 
@@ -202,6 +206,10 @@ impl TableActor {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }
+            if self.lost || self.ledger.fenced() {
+                self.hand_over();
+                break;
+            }
             if self.hand.is_none() {
                 for done in self.draining.drain(..) {
                     let _ = done.send(());
@@ -217,6 +225,21 @@ impl TableActor {
         self.rx.close();
         let _ = self.ended.send(());
         tracing::info!(table = %self.id, "table stopped");
+    }
+
+    /// The table has a new owner: its watchers are told, and the hand in play is left as it
+    /// is (the new owner voids it and every chip bet in it goes back).
+    fn hand_over(&mut self) {
+        tracing::warn!(table = %self.id, hand = ?self.hand.as_ref().map(|h| h.id), "table taken over by another process; stopping here");
+        for done in self.draining.drain(..) {
+            let _ = done.send(());
+        }
+        let notice = encode(&shared::protocol::ServerMessage::Error {
+            code: shared::protocol::ErrorCode::DatabaseUnavailable,
+            message: "this table moved to another server; reconnect to go on".into(),
+            table: Some(self.id.clone()),
+        });
+        self.watchers.send_all(&notice);
     }
 
     fn next_wake(&self) -> Instant {
@@ -322,6 +345,7 @@ impl TableActor {
                 self.closing = true;
             }
             Command::InjectPanic => panic!("a panic injected into table {}", self.id),
+            Command::Lost => self.lost = true,
         }
         self.sat_out.track(&self.table, Instant::now());
         self.sync_access();
@@ -378,6 +402,7 @@ impl TableActor {
                     self.clocks.reset(restored.banks);
                     break;
                 }
+                Err(_) if self.ledger.fenced() => return,
                 Err(e) => {
                     tracing::warn!(table = %self.id, error = %e, "could not reload the table yet");
                     self.metrics.db_errors.inc();

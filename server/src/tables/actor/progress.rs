@@ -179,9 +179,16 @@ impl TableActor {
             || watchers.send_all(&notice),
         )
         .await;
-        if settled == Settled::TakenBack {
-            let _ = self.table.undo_finished_hand();
-            self.doubt_every_seat();
+        match settled {
+            Settled::TakenBack => {
+                let _ = self.table.undo_finished_hand();
+                self.doubt_every_seat();
+            }
+            Settled::Lost => {
+                let _ = self.table.undo_finished_hand();
+                self.lost = true;
+            }
+            Settled::Committed => {}
         }
         let pot: Chips = result.pots.iter().map(|p| p.amount).sum();
         let now = Instant::now();

@@ -1,0 +1,157 @@
+//! Table ownership by lease, with fencing (migration 0008).
+//!
+//! A node (one `scoop serve` process) deals at a table only while it holds the table's lease
+//! row. Taking a lease adds one to its epoch; the table's task keeps the epoch it got as its
+//! [`Fence`], and every write it makes checks the fence inside its own transaction
+//! ([`check`]). A node that lost a table (it was paused past its lease, or another process
+//! took the room over) is refused by Postgres whatever it believes, so a hand can never be
+//! settled by two owners.
+//!
+//! The owner renews all its leases with one statement every [`RENEW_EVERY`]; the renewal
+//! answers which tables are still its own, and a table missing from the answer is told it was
+//! lost.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::chips::ChipsError;
+
+/// How often a node pushes its leases forward.
+pub const RENEW_EVERY: Duration = Duration::from_secs(2);
+/// How long a lease lasts without renewal: three renewals may fail before another node can
+/// take the table.
+pub const LEASE_FOR: Duration = Duration::from_secs(6);
+
+/// One process of the room. A new id at every start: a restarted process is a new owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NodeId(pub Uuid);
+
+impl NodeId {
+    pub fn new() -> NodeId {
+        NodeId(Uuid::new_v4())
+    }
+}
+
+impl Default for NodeId {
+    fn default() -> Self {
+        NodeId::new()
+    }
+}
+
+/// What a table's writes carry: the table and the epoch its owner took it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    pub table_id: String,
+    pub epoch: i64,
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Takes the table's lease for `node`: when nobody holds it, when its holder let it expire,
+/// or, with `steal`, whoever holds it (the holder is fenced from then on). Returns the fence
+/// to write with, or `None` when another node holds a live lease.
+pub async fn acquire(
+    pool: &PgPool,
+    table_id: &str,
+    node: NodeId,
+    steal: bool,
+) -> Result<Option<Fence>, sqlx::Error> {
+    let epoch: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO table_leases (table_id, node, epoch, expires_at) \
+         VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond') \
+         ON CONFLICT (table_id) DO UPDATE \
+            SET node = EXCLUDED.node, epoch = table_leases.epoch + 1, \
+                expires_at = EXCLUDED.expires_at \
+          WHERE $4 OR table_leases.expires_at < now() OR table_leases.node = EXCLUDED.node \
+         RETURNING epoch",
+    )
+    .bind(table_id)
+    .bind(node.0)
+    .bind(millis(LEASE_FOR))
+    .bind(steal)
+    .fetch_optional(pool)
+    .await?;
+    Ok(epoch.map(|epoch| Fence {
+        table_id: table_id.to_string(),
+        epoch,
+    }))
+}
+
+/// Pushes every lease of `node` forward; returns the tables it still holds. The rows are
+/// locked in table order, the order writes lock them in (`check_all`), so a renewal and a
+/// batch of writes cannot deadlock.
+pub async fn renew(pool: &PgPool, node: NodeId) -> Result<HashSet<String>, sqlx::Error> {
+    let held: Vec<String> = sqlx::query_scalar(
+        "UPDATE table_leases SET expires_at = now() + $2 * interval '1 millisecond' \
+         WHERE table_id IN (SELECT table_id FROM table_leases WHERE node = $1 \
+                            ORDER BY table_id FOR UPDATE) \
+         RETURNING table_id",
+    )
+    .bind(node.0)
+    .bind(millis(LEASE_FOR))
+    .fetch_all(pool)
+    .await?;
+    Ok(held.into_iter().collect())
+}
+
+/// Lets the node's leases go at once (a clean stop), so the next process need not wait for
+/// them to expire. The epochs stay: whoever takes a table next still fences this node out.
+pub async fn release_all(pool: &PgPool, node: NodeId) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query("UPDATE table_leases SET expires_at = now() WHERE node = $1")
+        .bind(node.0)
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected())
+}
+
+/// Refuses the write unless `fence` is still the table's lease. Run first in the write's
+/// transaction: the shared row lock it takes holds any take-over back until the write commits.
+pub async fn check(conn: &mut PgConnection, fence: &Fence) -> Result<(), ChipsError> {
+    let current: Option<i64> =
+        sqlx::query_scalar("SELECT epoch FROM table_leases WHERE table_id = $1 FOR SHARE")
+            .bind(&fence.table_id)
+            .fetch_optional(conn)
+            .await?;
+    if current == Some(fence.epoch) {
+        Ok(())
+    } else {
+        Err(ChipsError::Fenced {
+            table: fence.table_id.clone(),
+            epoch: fence.epoch,
+        })
+    }
+}
+
+/// [`check`] for many writes in one transaction, with one statement: the fences among
+/// `fences` that no longer hold.
+pub async fn check_all<'a>(
+    conn: &mut PgConnection,
+    fences: impl Iterator<Item = &'a Fence>,
+) -> Result<Vec<Fence>, sqlx::Error> {
+    let fences: Vec<&Fence> = fences.collect();
+    if fences.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<&str> = fences.iter().map(|f| f.table_id.as_str()).collect();
+    let current: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT table_id, epoch FROM table_leases WHERE table_id = ANY($1) \
+         ORDER BY table_id FOR SHARE",
+    )
+    .bind(&ids)
+    .fetch_all(conn)
+    .await?;
+    Ok(fences
+        .into_iter()
+        .filter(|f| {
+            !current
+                .iter()
+                .any(|(t, e)| *t == f.table_id && *e == f.epoch)
+        })
+        .cloned()
+        .collect())
+}
