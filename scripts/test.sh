@@ -52,6 +52,34 @@ postgres() {
     echo "started a private Postgres at 127.0.0.1:54329 (data in $dir)"
 }
 
+# The cluster tests need a NATS server: the one at SCOOP_TEST_NATS_URL (default
+# 127.0.0.1:4222) if it answers; otherwise one started for this run (Debian's nats-server,
+# installed if missing), stopped when the run ends.
+answers() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+nats() {
+    local url=${SCOOP_TEST_NATS_URL:-nats://127.0.0.1:4222}
+    local hostport=${url#nats://}
+    if answers "${hostport%:*}" "${hostport##*:}"; then
+        export SCOOP_TEST_NATS_URL=$url
+        return 0
+    fi
+    local bin
+    bin=$(command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null) || {
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null &&
+            bin=/usr/sbin/nats-server
+    } || return 1
+    "$bin" -a 127.0.0.1 -p 42229 >/dev/null 2>&1 &
+    nats_pid=$!
+    trap 'kill "$nats_pid" 2>/dev/null' EXIT
+    for _ in $(seq 50); do
+        answers 127.0.0.1 42229 && break
+        sleep 0.1
+    done
+    answers 127.0.0.1 42229 || return 1
+    export SCOOP_TEST_NATS_URL=nats://127.0.0.1:42229
+    echo "started a NATS server at 127.0.0.1:42229"
+}
+
 # Each API test makes its own database; drop those left by earlier runs.
 drop_test_databases() {
     psql "$SCOOP_TEST_DATABASE_URL" -qAtc \
@@ -80,6 +108,7 @@ step "clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "wasm32 target" wasm_target
 step "shared builds for wasm32" cargo build -p shared --target wasm32-unknown-unknown --locked
 step "postgres" postgres
+step "nats" nats
 step "drop old test databases" drop_test_databases
 step "unit and integration tests (real Postgres, real sockets)" cargo test --workspace --locked
 step "evaluator equals brute force on 1,000,000 deals (release)" \

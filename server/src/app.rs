@@ -10,8 +10,10 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 use uuid::Uuid;
 
+use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::http;
+use crate::lease::NodeId;
 use crate::listen::PerIp;
 use crate::metrics::Metrics;
 use crate::password::{HashError, Hasher};
@@ -26,6 +28,8 @@ use crate::ws;
 pub enum StartError {
     #[error(transparent)]
     Hash(#[from] HashError),
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::ClusterError),
     #[error(transparent)]
     Tables(#[from] DefError),
 }
@@ -53,11 +57,16 @@ impl AppState {
     /// Voids hands left running by a stopped process and opens the tables.
     pub async fn start(pool: PgPool, config: Config) -> Result<AppState, StartError> {
         let metrics = Arc::new(Metrics::default());
+        let cluster = match &config.nats {
+            Some(url) => Some(Cluster::connect(url, NodeId::new()).await?),
+            None => None,
+        };
         let tables = Tables::start(
             pool.clone(),
             metrics.clone(),
             config.tables.as_deref(),
             config.home_options(),
+            cluster,
         )
         .await?;
         // The evaluator builds its tables on first use; do it now rather than in a showdown.

@@ -596,6 +596,16 @@ pub async fn running_hands(pool: &PgPool) -> Result<Vec<Uuid>, ChipsError> {
     )
 }
 
+/// Hands of one table left running by the process that owned it before.
+pub async fn running_hands_of(pool: &PgPool, table_id: &str) -> Result<Vec<Uuid>, ChipsError> {
+    Ok(
+        sqlx::query_scalar("SELECT id FROM hands WHERE table_id = $1 AND status = 'running'")
+            .bind(table_id)
+            .fetch_all(pool)
+            .await?,
+    )
+}
+
 /// Seats still held at tables that are closed: a cash-out at closing that did not go through.
 pub async fn seats_at_closed_tables(pool: &PgPool) -> Result<Vec<(String, Uuid)>, ChipsError> {
     Ok(sqlx::query_as(

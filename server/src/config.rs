@@ -89,6 +89,11 @@ pub struct Config {
     #[arg(long, env = "SCOOP_TABLES")]
     pub tables: Option<String>,
 
+    /// Cluster mode: the NATS server through which this process and the others of the room
+    /// talk (e.g. `nats://127.0.0.1:4222`). Without it the process is the whole room.
+    #[arg(long, env = "SCOOP_NATS_URL")]
+    pub nats: Option<String>,
+
     /// Seconds to let running hands finish after SIGTERM before exiting.
     #[arg(long, env = "SCOOP_SHUTDOWN_GRACE_SECS", default_value_t = 30)]
     pub shutdown_grace_secs: u64,

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -154,4 +155,98 @@ pub async fn check_all<'a>(
         })
         .cloned()
         .collect())
+}
+
+/// Gives one table's lease back (a hand-over between hands), if `fence` still holds it. The
+/// lease goes to nobody (the nil node), so the node's renewals no longer push it forward.
+pub async fn release(pool: &PgPool, fence: &Fence) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE table_leases SET expires_at = now(), node = '00000000-0000-0000-0000-000000000000' \
+         WHERE table_id = $1 AND epoch = $2",
+    )
+    .bind(&fence.table_id)
+    .bind(fence.epoch)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Says the node is alive (cluster mode) for another [`LEASE_FOR`].
+pub async fn heartbeat(pool: &PgPool, node: NodeId) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO cluster_nodes (node, expires_at) \
+         VALUES ($1, now() + $2 * interval '1 millisecond') \
+         ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at",
+    )
+    .bind(node.0)
+    .bind(millis(LEASE_FOR))
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// The nodes alive now, in a stable order.
+pub async fn live_nodes(pool: &PgPool) -> Result<Vec<NodeId>, sqlx::Error> {
+    let nodes: Vec<Uuid> =
+        sqlx::query_scalar("SELECT node FROM cluster_nodes WHERE expires_at > now() ORDER BY node")
+            .fetch_all(pool)
+            .await?;
+    Ok(nodes.into_iter().map(NodeId).collect())
+}
+
+/// Leaves the cluster at a clean stop: the others stop counting on this node at once.
+pub async fn leave(pool: &PgPool, node: NodeId) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM cluster_nodes WHERE node = $1")
+        .bind(node.0)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The node that should own `table` among `nodes` (rendezvous hashing): each node scores the
+/// table and the highest wins, so a node joining or leaving moves only the tables it wins or
+/// held, and every node agrees without talking.
+pub fn rendezvous(table: &str, nodes: &[NodeId]) -> Option<NodeId> {
+    nodes.iter().copied().max_by_key(|node| {
+        let digest = Sha256::new()
+            .chain_update(node.0.as_bytes())
+            .chain_update(table.as_bytes())
+            .finalize();
+        let mut score = [0u8; 8];
+        score.copy_from_slice(&digest[..8]);
+        (u64::from_be_bytes(score), node.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rendezvous_moves_only_the_tables_a_new_node_wins() {
+        let nodes: Vec<NodeId> = (1..=3u128).map(|n| NodeId(Uuid::from_u128(n))).collect();
+        let tables: Vec<String> = (0..300).map(|i| format!("t{i}")).collect();
+        let before: Vec<NodeId> = tables
+            .iter()
+            .filter_map(|t| rendezvous(t, &nodes[..2]))
+            .collect();
+        let after: Vec<NodeId> = tables
+            .iter()
+            .filter_map(|t| rendezvous(t, &nodes))
+            .collect();
+        let moved = before.iter().zip(&after).filter(|(b, a)| b != a).count();
+        // Every table that moved went to the new node, and it got about a third.
+        assert!(
+            before
+                .iter()
+                .zip(&after)
+                .all(|(b, a)| b == a || *a == nodes[2])
+        );
+        assert!((70..=130).contains(&moved), "{moved} of 300 moved");
+        for node in &nodes {
+            let share = after.iter().filter(|n| *n == node).count();
+            assert!((70..=130).contains(&share), "{share} of 300");
+        }
+        assert_eq!(rendezvous("t", &[]), None);
+    }
 }

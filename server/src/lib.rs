@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bots;
 pub mod chips;
 pub mod client_ip;
+pub mod cluster;
 pub mod config;
 pub mod db;
 pub mod error;

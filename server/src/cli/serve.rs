@@ -29,6 +29,12 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
         "connection limits"
     );
     let grace = Duration::from_secs(config.shutdown_grace_secs);
+    // A cluster's node looks for tables to take (a node gone, one joined) at every renewal.
+    let sync_every = if config.nats.is_some() {
+        server::lease::RENEW_EVERY
+    } else {
+        Duration::from_secs(5)
+    };
     let state = app::AppState::start(pool, config).await?;
     let listener = tokio::net::TcpListener::bind(bind)
         .await
@@ -40,7 +46,7 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
     // Tables opened or closed with `scoop tables` are picked up within seconds.
     let tables = state.tables.clone();
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(5));
+        let mut every = tokio::time::interval(sync_every);
         loop {
             every.tick().await;
             if let Err(e) = tables.sync().await {

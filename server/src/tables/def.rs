@@ -30,6 +30,8 @@ pub enum DefError {
     /// Another process holds the table's lease (`crate::lease`).
     #[error("another process owns this table now")]
     Fenced,
+    #[error("cluster: {0}")]
+    Cluster(String),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
 }

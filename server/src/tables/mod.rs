@@ -5,7 +5,7 @@ pub mod def;
 pub mod home;
 pub mod house_bots;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,6 +18,7 @@ use tokio::sync::{RwLock, broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::chips;
+use crate::cluster::Cluster;
 use crate::hand_writer::HandWriter;
 use crate::lease::{self, Fence, NodeId};
 use crate::metrics::Metrics;
@@ -40,6 +41,8 @@ struct TableHandle {
     /// Closed in the database and told to close: it finishes its hand, cashes everyone out
     /// and ends; until then its players can still reach it.
     closing: bool,
+    /// Told to hand the table over to another node once its hand is over.
+    moving: bool,
 }
 
 /// What the operator lets players open, and when an empty player table closes.
@@ -91,22 +94,28 @@ pub struct Tables {
     /// Set (under its lock) once the leases are given back at a clean stop: no renewal may
     /// take them again after that.
     released: tokio::sync::Mutex<bool>,
+    /// Cluster mode: this process is one of several dealing the room's tables.
+    cluster: Option<Arc<Cluster>>,
 }
 
 impl Tables {
     /// Voids hands a previous process left unfinished, opens the tables of `file` (if any)
-    /// and starts every open table.
+    /// and starts every open table. In cluster mode, only the tables this node wins among the
+    /// live nodes, and only their hands are voided (the other nodes' hands are in play).
     pub async fn start(
         pool: PgPool,
         metrics: Arc<Metrics>,
         file: Option<&str>,
         home: HomeOptions,
+        cluster: Option<Arc<Cluster>>,
     ) -> Result<Arc<Tables>, DefError> {
-        for hand in chips::running_hands(&pool).await.map_err(chips_to_def)? {
-            chips::void_hand(&pool, hand, None)
-                .await
-                .map_err(chips_to_def)?;
-            tracing::warn!(%hand, "voided a hand interrupted by a stop; its chips are back");
+        if cluster.is_none() {
+            for hand in chips::running_hands(&pool).await.map_err(chips_to_def)? {
+                chips::void_hand(&pool, hand, None)
+                    .await
+                    .map_err(chips_to_def)?;
+                tracing::warn!(%hand, "voided a hand interrupted by a stop; its chips are back");
+            }
         }
         if let Some(path) = file {
             for def in def::load_file(path)? {
@@ -120,9 +129,11 @@ impl Tables {
             .map_err(chips_to_def)?
         {
             let key = format!("closed:{table}:{}", Uuid::new_v4());
-            chips::cash_out(&pool, account, &table, &key, None)
-                .await
-                .map_err(chips_to_def)?;
+            match chips::cash_out(&pool, account, &table, &key, None).await {
+                // Another node starting at the same moment got there first.
+                Ok(_) | Err(chips::ChipsError::NotSeated) => {}
+                Err(e) => return Err(chips_to_def(e)),
+            }
             tracing::warn!(%table, "cashed out a seat left at a closed table");
         }
         let (ended, mut endings) = mpsc::unbounded_channel();
@@ -137,10 +148,24 @@ impl Tables {
             home,
             ended,
             syncing: tokio::sync::Mutex::new(()),
-            node: NodeId::new(),
-            taking_over: AtomicBool::new(true),
+            node: cluster.as_ref().map_or_else(NodeId::new, |c| c.node()),
+            // A cluster's node never takes a table from a live owner.
+            taking_over: AtomicBool::new(cluster.is_none()),
             released: tokio::sync::Mutex::new(false),
+            cluster,
         });
+        if let Some(cluster) = &tables.cluster {
+            // Counted among the live nodes before the first tables are shared out.
+            lease::heartbeat(&tables.pool, tables.node).await?;
+            cluster
+                .listen(tables.lobby.clone())
+                .await
+                .map_err(|e| DefError::Cluster(e.to_string()))?;
+            tokio::spawn(tell_lobby_changes(
+                Arc::downgrade(&tables),
+                tables.lobby.subscribe(),
+            ));
+        }
         let registry = Arc::downgrade(&tables);
         tokio::spawn(async move {
             while endings.recv().await.is_some() {
@@ -167,10 +192,19 @@ impl Tables {
     pub async fn sync(&self) -> Result<(), DefError> {
         let _one_at_a_time = self.syncing.lock().await;
         let open = def::open_tables(&self.pool).await?;
+        // Cluster mode: the live nodes, over which the tables are shared out.
+        let live = match &self.cluster {
+            Some(_) => Some(lease::live_nodes(&self.pool).await?),
+            None => None,
+        };
+        let mine = |id: &str| {
+            live.as_deref()
+                .is_none_or(|live| lease::rendezvous(id, live) == Some(self.node))
+        };
         let missing: Vec<&TableDef> = {
             let tables = self.tables.read().await;
             open.iter()
-                .filter(|d| !tables.contains_key(&d.id))
+                .filter(|d| !tables.contains_key(&d.id) && mine(&d.id))
                 .collect()
         };
         for d in missing {
@@ -202,6 +236,15 @@ impl Tables {
         }
         let mut tables = self.tables.write().await;
         for (id, handle) in tables.iter_mut() {
+            if !handle.closing && !handle.moving && !mine(id) {
+                // A node joined that wins this table: it moves there between two hands.
+                handle.moving = true;
+                let tx = handle.tx.clone();
+                tokio::spawn(async move {
+                    let _ = tx.send(Command::HandOver).await;
+                });
+                tracing::info!(table = %id, "table moving to another node");
+            }
             if !handle.closing && !open.iter().any(|d| &d.id == id) {
                 handle.closing = true;
                 let tx = handle.tx.clone();
@@ -226,6 +269,18 @@ impl Tables {
         let Some(fence) = lease::acquire(&self.pool, &def.id, self.node, steal).await? else {
             return Ok(None);
         };
+        if self.cluster.is_some() {
+            // Its last owner died in the middle of a hand: every chip bet in it goes back.
+            for hand in chips::running_hands_of(&self.pool, &def.id)
+                .await
+                .map_err(chips_to_def)?
+            {
+                chips::void_hand(&self.pool, hand, Some(&fence))
+                    .await
+                    .map_err(chips_to_def)?;
+                tracing::warn!(table = %def.id, %hand, "took over a table whose node stopped; its hand is void and its chips are back");
+            }
+        }
         let home = home::load(&self.pool, &def.id).await?;
         let bots = if def.practice {
             house_bots::accounts(&self.pool, &def.id, def.house_bots)
@@ -288,6 +343,7 @@ impl Tables {
             access,
             listed,
             closing: false,
+            moving: false,
         }))
     }
 
@@ -428,6 +484,10 @@ impl Tables {
             .filter(|h| h.listed && !h.closing)
             .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
             .collect();
+        if let Some(cluster) = &self.cluster {
+            let local: HashSet<&str> = tables.keys().map(String::as_str).collect();
+            list.extend(cluster.remote_rows(&local));
+        }
         list.sort_by(|a, b| a.id.cmp(&b.id));
         list
     }
@@ -453,6 +513,13 @@ impl Tables {
             self.stopping.store(true, Ordering::Release);
             tables.values().map(|h| h.tx.clone()).collect()
         };
+        // The other nodes stop counting on this one at once, and take each table as soon as
+        // its hand is over here.
+        if self.cluster.is_some()
+            && let Err(e) = lease::leave(&self.pool, self.node).await
+        {
+            tracing::warn!(error = %e, "could not leave the cluster; the others will notice");
+        }
         let mut waits = Vec::new();
         for tx in senders {
             let (done, wait) = oneshot::channel();
@@ -464,6 +531,11 @@ impl Tables {
                 .is_ok()
             {
                 waits.push(wait);
+            }
+            // In a cluster each table goes to another node as soon as its hand is over,
+            // rather than wait for the slowest table (a rolling upgrade voids nothing).
+            if self.cluster.is_some() {
+                let _ = tx.send_timeout(Command::HandOver, limit).await;
             }
         }
         // Only now: a caller that sees the flag knows every table queued the stop before
@@ -497,11 +569,51 @@ async fn keep_leases(registry: std::sync::Weak<Tables>) {
         let Some(tables) = registry.upgrade() else {
             return;
         };
+        if let Some(cluster) = &tables.cluster {
+            if !tables.stopping.load(Ordering::Acquire)
+                && let Err(e) = lease::heartbeat(&tables.pool, tables.node).await
+            {
+                tracing::warn!(error = %e, "could not tell the cluster this node is alive");
+            }
+            // Again every round, so other nodes can tell a live table from a dead node's.
+            let rows: Vec<LobbyTable> = {
+                let registry = tables.tables.read().await;
+                registry
+                    .values()
+                    .filter(|h| h.listed && !h.closing && !h.tx.is_closed())
+                    .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
+                    .collect()
+            };
+            cluster.publish(rows).await;
+        }
         if let Err(e) = tables.renew_leases().await {
             // Nothing to do but try again: past the lease's end another process may take the
             // tables, and then the fence refuses what these ones write.
             tracing::warn!(error = %e, "could not renew the tables' leases");
             tables.metrics.db_errors.inc();
+        }
+    }
+}
+
+/// Cluster mode: passes each change of this node's tables' lobby rows on to the other nodes.
+async fn tell_lobby_changes(
+    registry: std::sync::Weak<Tables>,
+    mut rows: broadcast::Receiver<LobbyTable>,
+) {
+    loop {
+        let row = match rows.recv().await {
+            Ok(row) => row,
+            // Missed rows are sent again with the next renewal.
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(tables) = registry.upgrade() else {
+            return;
+        };
+        // The channel also carries the rows heard from other nodes: only this node's go out.
+        let local = tables.tables.read().await.contains_key(&row.id);
+        if let (true, Some(cluster)) = (local, &tables.cluster) {
+            cluster.publish([row]).await;
         }
     }
 }

@@ -331,9 +331,10 @@ async fn a_table_opened_during_a_shutdown_is_not_started() {
         .await
         .unwrap();
     let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
-    let tables = server::tables::Tables::start(pool.clone(), metrics, None, Default::default())
-        .await
-        .unwrap();
+    let tables =
+        server::tables::Tables::start(pool.clone(), metrics, None, Default::default(), None)
+            .await
+            .unwrap();
     assert!(!tables.draining());
     tables.drain(Duration::from_secs(5)).await;
     assert!(tables.draining(), "/readyz refuses from here on");
@@ -367,9 +368,10 @@ async fn a_seat_left_at_a_closed_table_is_cashed_out_at_the_next_start() {
     // The table closed while its cash-out could not go through.
     def::close(&pool, "gone").await.unwrap();
     let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
-    let _tables = server::tables::Tables::start(pool.clone(), metrics, None, Default::default())
-        .await
-        .unwrap();
+    let _tables =
+        server::tables::Tables::start(pool.clone(), metrics, None, Default::default(), None)
+            .await
+            .unwrap();
     let balance: i64 = sqlx::query_scalar("SELECT balance FROM accounts WHERE id = $1")
         .bind(ann)
         .fetch_one(&pool)

@@ -6,6 +6,7 @@
 mod accounts;
 mod chips;
 mod cli;
+mod cluster;
 mod controls;
 mod crash;
 mod database;

@@ -86,6 +86,10 @@ pub enum Command {
     InjectPanic,
     /// The table's lease is gone (another process took it): stop at once, writing nothing.
     Lost,
+    /// Cluster mode: another node is to deal here (it joined, or this one is stopping).
+    /// Deal no more, and once no hand is running, give the lease back and stop; the players
+    /// keep their seats and chips for the next owner.
+    HandOver,
 }
 
 /// What a seated (or sitting-down) player asks for.

@@ -111,6 +111,11 @@ pub trait Ledger: Send + Sync + 'static {
     fn fenced(&self) -> bool {
         false
     }
+
+    /// Gives the table's lease back, for another node to take at once.
+    fn release_lease(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// The room's ledger: Postgres, with hand starts and settlements group-committed by the
@@ -300,6 +305,16 @@ impl Ledger for PgLedger {
 
     fn fenced(&self) -> bool {
         self.fenced.load(Ordering::Acquire)
+    }
+
+    fn release_lease(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Some(fence) = &self.fence
+                && let Err(e) = crate::lease::release(&self.pool, fence).await
+            {
+                tracing::warn!(table = %fence.table_id, error = %e, "could not give the lease back; it will expire");
+            }
+        })
     }
 }
 

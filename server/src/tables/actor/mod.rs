@@ -96,6 +96,8 @@ pub struct TableActor {
     /// Another process owns the table now (its lease was taken, or a write was fenced): the
     /// task stops without writing anything more; the new owner voids the hand in play.
     lost: bool,
+    /// Cluster mode: stop once no hand runs, for another node to deal here.
+    handing_over: bool,
 }
 
 pub struct ActorParts {
@@ -161,6 +163,7 @@ impl TableActor {
             home: parts.home.map(HomeGame::new),
             ended: parts.ended,
             lost: false,
+            handing_over: false,
         }
     }
 
@@ -207,6 +210,14 @@ impl TableActor {
                 }
             }
             if self.lost || self.ledger.fenced() {
+                tracing::warn!(table = %self.id, hand = ?self.hand.as_ref().map(|h| h.id), "table taken over by another process; stopping here");
+                self.hand_over();
+                break;
+            }
+            if self.handing_over && self.hand.is_none() && !self.closing {
+                // Seats and chips stay as committed: the next owner restores them.
+                self.ledger.release_lease().await;
+                tracing::info!(table = %self.id, "table handed over between hands");
                 self.hand_over();
                 break;
             }
@@ -230,7 +241,6 @@ impl TableActor {
     /// The table has a new owner: its watchers are told, and the hand in play is left as it
     /// is (the new owner voids it and every chip bet in it goes back).
     fn hand_over(&mut self) {
-        tracing::warn!(table = %self.id, hand = ?self.hand.as_ref().map(|h| h.id), "table taken over by another process; stopping here");
         for done in self.draining.drain(..) {
             let _ = done.send(());
         }
@@ -346,6 +356,10 @@ impl TableActor {
             }
             Command::InjectPanic => panic!("a panic injected into table {}", self.id),
             Command::Lost => self.lost = true,
+            Command::HandOver => {
+                self.stop_dealing = true;
+                self.handing_over = true;
+            }
         }
         self.sat_out.track(&self.table, Instant::now());
         self.sync_access();
