@@ -2,7 +2,6 @@
 //! commands. It never builds game state itself: what it forwards was projected by the table.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Extension;
@@ -47,8 +46,6 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 const MAX_STRIKES: u32 = 60;
 /// RFC 6455 close code for a peer that broke the rules.
 const POLICY_VIOLATION: u16 = 1008;
-
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Refused messages over the last minute.
 #[derive(Default)]
@@ -175,7 +172,7 @@ async fn connection(socket: WebSocket, state: AppState, login: Option<(Account, 
         None => (None, None),
     };
     let mut conn = Connection {
-        id: NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+        id: crate::tables::actor::command::new_conn_id(),
         state: state.clone(),
         account,
         out,

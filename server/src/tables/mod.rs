@@ -336,6 +336,13 @@ impl Tables {
             home,
             ended: self.ended.clone(),
         });
+        if let Some(cluster) = &self.cluster {
+            tokio::spawn(crate::cluster::owner::serve(
+                cluster.clone(),
+                def.id.clone(),
+                tx.clone(),
+            ));
+        }
         tokio::spawn(actor.run());
         Ok(Some(TableHandle {
             tx,
@@ -453,13 +460,29 @@ impl Tables {
         account: Option<Uuid>,
         invite: Option<&str>,
     ) -> Option<mpsc::Sender<Command>> {
-        let tables = self.tables.read().await;
-        let handle = tables.get(id)?;
-        let admitted = handle
-            .access
-            .as_ref()
-            .is_none_or(|a| a.admits(account, invite));
-        admitted.then(|| handle.tx.clone())
+        {
+            let tables = self.tables.read().await;
+            if let Some(handle) = tables.get(id) {
+                let admitted = handle
+                    .access
+                    .as_ref()
+                    .is_none_or(|a| a.admits(account, invite));
+                return admitted.then(|| handle.tx.clone());
+            }
+        }
+        // Dealt on another node, if it is open at all: its node checks who may reach it.
+        let cluster = self.cluster.as_ref()?;
+        if let Some(tx) = cluster.existing_proxy(id) {
+            return Some(tx);
+        }
+        let open: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM poker_tables WHERE id = $1 AND closed_at IS NULL")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .ok()
+                .flatten();
+        open.and_then(|_| cluster.proxy(id))
     }
 
     /// Makes a table's task panic, to test that a panic is survived. Only Rust code can call
@@ -473,7 +496,10 @@ impl Tables {
     }
 
     pub async fn sender(&self, id: &str) -> Option<mpsc::Sender<Command>> {
-        self.tables.read().await.get(id).map(|h| h.tx.clone())
+        if let Some(tx) = self.tables.read().await.get(id).map(|h| h.tx.clone()) {
+            return Some(tx);
+        }
+        self.cluster.as_ref()?.existing_proxy(id)
     }
 
     /// Every open table as the lobby shows it, in id order.

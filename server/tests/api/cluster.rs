@@ -264,3 +264,168 @@ async fn a_node_stopped_with_sigterm_hands_its_tables_over_and_voids_no_hand() {
     assert!(report.balanced(), "{report:?}");
     stop(&mut first);
 }
+
+/// A socket on one node plays a table dealt on the other: its commands go over NATS to the
+/// dealing node and its frames come back. No card crosses NATS outside the frames addressed
+/// to one node's sockets, and those carry only what that socket's viewer may see.
+#[tokio::test]
+async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
+    use futures_util::StreamExt;
+    use shared::hand::Action;
+    use shared::protocol::{ClientMessage, ServerMessage};
+
+    use crate::helpers::TestApp;
+    use crate::ws::{connect, register};
+
+    let (pool, url) = fresh_database().await;
+    let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
+    t.between_hands_ms = 60_000;
+    t.run_out_street_ms = 0;
+    def::upsert(&pool, &t).await.unwrap();
+    let first = node(&url);
+    wait_healthy(first.1).await;
+    let second = node(&url);
+    wait_healthy(second.1).await;
+    let stable = || async {
+        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
+        let owner = owners(&pool).await.get("t").copied();
+        (live.len() == 2 && owner.map(NodeId) == lease::rendezvous("t", &live)).then_some(owner)
+    };
+    wait_until(
+        Duration::from_secs(30),
+        "the table dealt by the node that wins it",
+        || async { stable().await.is_some() },
+    )
+    .await;
+    let owner = stable().await.flatten().unwrap();
+    let (dealer, gateway, gateway_node) = if nodes(&pool).await[0] == owner {
+        (first.1, second.1, nodes(&pool).await[1])
+    } else {
+        (second.1, first.1, nodes(&pool).await[0])
+    };
+
+    // Everything on NATS while they play.
+    let nats = async_nats::connect(nats_url()).await.unwrap();
+    let mut everything = nats.subscribe(">").await.unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let collecting = {
+        let seen = seen.clone();
+        tokio::spawn(async move {
+            while let Some(m) = everything.next().await {
+                seen.lock()
+                    .unwrap()
+                    .push((m.subject.to_string(), m.payload.to_vec()));
+            }
+        })
+    };
+
+    let at = |addr| TestApp {
+        addr,
+        pool: pool.clone(),
+        state: None,
+    };
+    let (dealer_app, gateway_app) = (at(dealer), at(gateway));
+    let ann = register(&dealer_app, "ann").await;
+    let bob = register(&gateway_app, "bob").await;
+    let mut a = connect(&dealer_app, Some(&ann)).await;
+    let mut b = connect(&gateway_app, Some(&bob)).await;
+    let (from_dealer, through_gateway) = (a.watch("t").await, b.watch("t").await);
+    assert_eq!(
+        through_gateway.seats, from_dealer.seats,
+        "bob's snapshot came from the dealing node"
+    );
+    // Bob in seat 0: the first hand's button, first to act, so his fold is a command that
+    // travels from the gateway to the dealing node.
+    for (c, seat) in [(&mut b, 0u8), (&mut a, 1u8)] {
+        c.send(&ClientMessage::Sit {
+            table: "t".into(),
+            seat,
+            buy_in: 500,
+            post_now: true,
+            request_id: None,
+        })
+        .await;
+    }
+    let dealt = |m: &ServerMessage| matches!(m, ServerMessage::Events { view: Some(v), .. } if v.hand_running && v.to_act.is_some());
+    let running = b.until(dealt).await;
+    let ServerMessage::Events {
+        view: Some(view), ..
+    } = running
+    else {
+        unreachable!()
+    };
+    a.until(dealt).await;
+    let ann_cards = a.view.as_ref().unwrap().seats[1]
+        .as_ref()
+        .unwrap()
+        .cards
+        .unwrap();
+    assert_eq!(view.to_act, Some(0), "bob, on the gateway, acts first");
+    let (folder, other) = (&mut b, &mut a);
+    folder
+        .send(&ClientMessage::Act {
+            table: "t".into(),
+            hand: view.hand,
+            action: Action::Fold,
+        })
+        .await;
+    let over = |m: &ServerMessage| matches!(m, ServerMessage::Events { view: Some(v), .. } if !v.hand_running);
+    folder.until(over).await;
+    other.until(over).await;
+    let complete: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(complete, 1);
+    let report = audit(&pool).await.unwrap();
+    assert!(report.balanced(), "{report:?}");
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    collecting.abort();
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    let gateway_subject = format!("scoop.node.{gateway_node}.out");
+    assert!(
+        seen.iter().any(|(s, _)| *s == gateway_subject),
+        "bob's frames came over NATS"
+    );
+    let ann_hand: Vec<String> = ann_cards.iter().map(|c| format!("\"{c}\"")).collect();
+    for (subject, payload) in &seen {
+        let text = String::from_utf8_lossy(payload);
+        // Only frames for one node's sockets may carry cards at all; bob's never carry ann's
+        // (she folded or won without a showdown).
+        if subject.starts_with("scoop.node.") {
+            assert!(
+                ann_hand.iter().all(|c| !text.contains(c.as_str())),
+                "ann's cards on {subject}: {text}"
+            );
+        } else {
+            assert!(!text.contains("\"cards\""), "cards on {subject}: {text}");
+            assert!(
+                ann_hand.iter().all(|c| !text.contains(c.as_str())),
+                "ann's cards on {subject}: {text}"
+            );
+        }
+    }
+
+    // The dealing node dies: the table is dealt on the gateway's node now, which tells the
+    // gateway's proxy, and bob's socket gets the table again without doing anything.
+    let (mut first, mut second) = (first, second);
+    if first.1 == dealer {
+        stop(&mut first.0);
+    } else {
+        stop(&mut second.0);
+    }
+    let again = tokio::time::timeout(
+        Duration::from_secs(30),
+        b.until(|m| matches!(m, ServerMessage::Snapshot { .. })),
+    )
+    .await
+    .expect("bob's socket follows the table to its new node");
+    let ServerMessage::Snapshot { view, .. } = again else {
+        unreachable!()
+    };
+    assert_eq!(view.you, Some(0), "bob is still in his seat");
+    let report = audit(&pool).await.unwrap();
+    assert!(report.balanced(), "{report:?}");
+    drop((first, second));
+}

@@ -12,6 +12,14 @@ use super::error::RequestError;
 
 pub type ConnId = u64;
 
+static NEXT_CONN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A new connection's id, unique in this process (sockets, and in cluster mode the other
+/// nodes' sockets watching a table here).
+pub fn new_conn_id() -> ConnId {
+    NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// One message for one connection. Table frames come serialised (a spectator frame is built
 /// once and shared); a refused request comes as its typed error, which the socket serialises.
 #[derive(Debug)]
@@ -44,7 +52,7 @@ impl Outgoing {
 pub type Outbound = mpsc::Sender<Outgoing>;
 
 /// A logged-in account behind a connection.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Account {
     pub id: Uuid,
     pub name: String,
@@ -92,8 +100,9 @@ pub enum Command {
     HandOver,
 }
 
-/// What a seated (or sitting-down) player asks for.
-#[derive(Debug)]
+/// What a seated (or sitting-down) player asks for. Serde: in cluster mode it travels from
+/// the node holding the socket to the node dealing the table.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Request {
     Sit {
         seat: u8,

@@ -7,6 +7,10 @@
 //! shows the rows it heard from the others next to its own, so the lobby is the same whichever
 //! node a visitor reaches. A row not heard of for [`lease::LEASE_FOR`] is dropped: its node
 //! is gone, and the table shows again once another node deals it.
+//!
+//! Any node is a gateway: a socket may watch and play any table whichever node it reached.
+//! Its commands for a table dealt elsewhere go to the dealing node over NATS (`gateway`), and
+//! what the table sends that socket comes back projected for its viewer (`owner`, `wire`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -21,6 +25,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::lease::{self, NodeId};
+use crate::tables::actor::{Command, ConnId, Outbound};
+
+mod gateway;
+pub mod owner;
+pub mod wire;
 
 /// Lobby rows, from every node to every node.
 pub const LOBBY_SUBJECT: &str = "scoop.lobby";
@@ -45,6 +54,10 @@ pub struct Cluster {
     node: NodeId,
     /// Rows of the tables other nodes own, with when each was last heard.
     remote: Mutex<HashMap<String, (LobbyTable, Instant)>>,
+    /// This node's proxies of tables dealt elsewhere (`gateway`).
+    proxies: Mutex<HashMap<String, tokio::sync::mpsc::Sender<Command>>>,
+    /// The queues of this node's sockets watching tables dealt elsewhere.
+    sockets: Mutex<HashMap<(ConnId, String), Outbound>>,
 }
 
 impl Cluster {
@@ -55,11 +68,15 @@ impl Cluster {
             .name(format!("scoop-{}", node.0))
             .connect(url)
             .await?;
-        Ok(Arc::new(Cluster {
+        let cluster = Arc::new(Cluster {
             nats,
             node,
             remote: Mutex::new(HashMap::new()),
-        }))
+            proxies: Mutex::new(HashMap::new()),
+            sockets: Mutex::new(HashMap::new()),
+        });
+        cluster.receive_frames().await?;
+        Ok(cluster)
     }
 
     pub fn node(&self) -> NodeId {
