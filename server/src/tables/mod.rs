@@ -610,7 +610,11 @@ async fn keep_leases(registry: std::sync::Weak<Tables>) {
                     .filter_map(|h| h.info.lock().ok().map(|i| i.clone()))
                     .collect()
             };
-            cluster.publish(rows).await;
+            // Never held up by NATS: the leases below are what keeps the tables here.
+            let cluster = cluster.clone();
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(lease::RENEW_EVERY, cluster.publish(rows)).await;
+            });
         }
         if let Err(e) = tables.renew_leases().await {
             // Nothing to do but try again: past the lease's end another process may take the

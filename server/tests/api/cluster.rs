@@ -429,3 +429,111 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     assert!(report.balanced(), "{report:?}");
     drop((first, second));
 }
+
+/// A NATS server of this test's own, on a port the system picked.
+struct Nats {
+    child: Child,
+    port: u16,
+}
+
+impl Nats {
+    fn start(port: u16) -> Nats {
+        let bin = [
+            "nats-server",
+            "/usr/sbin/nats-server",
+            "/usr/bin/nats-server",
+        ]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok())
+        .expect("nats-server is installed (scripts/test.sh installs it)");
+        let child = Command::new(bin)
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Nats { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn tables_deal_through_a_nats_restart_and_the_lobbies_fill_again() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let nats = Nats::start(port);
+    let (pool, url) = fresh_database().await;
+    let ids = practice_tables(&pool).await;
+    let start = |url: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_scoop"));
+        cmd.arg("serve").env("SCOOP_NATS_URL", nats.url());
+        let (child, addr) = start_command(settings(&mut cmd, url));
+        (Node(child), addr)
+    };
+    let first = start(&url);
+    wait_healthy(first.1).await;
+    let second = start(&url);
+    wait_healthy(second.1).await;
+    let all: HashSet<String> = ids.iter().cloned().collect();
+    let both_list_all =
+        || async { lobby_ids(first.1).await == all && lobby_ids(second.1).await == all };
+    wait_until(
+        Duration::from_secs(40),
+        "both lobbies list every table",
+        both_list_all,
+    )
+    .await;
+
+    wait_until(Duration::from_secs(40), "the tables spread", || async {
+        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
+        let owners = owners(&pool).await;
+        owners.len() == ids.len()
+            && owners
+                .iter()
+                .all(|(t, n)| lease::rendezvous(t, &live) == Some(NodeId(*n)))
+    })
+    .await;
+
+    // NATS goes away: ownership and dealing are Postgres's, so every table deals on, on the
+    // node that had it.
+    let before = owners(&pool).await;
+    drop(nats);
+    let down_at = db_now(&pool).await;
+    wait_until(
+        Duration::from_secs(40),
+        "every table deals a new hand while NATS is down",
+        || async { dealt_again(&pool, &ids, down_at).await.len() == ids.len() },
+    )
+    .await;
+    assert_eq!(owners(&pool).await, before, "no table changed nodes");
+
+    // Back on the same port: the nodes reconnect and the lobbies fill again.
+    let _nats = Nats::start(port);
+    wait_until(
+        Duration::from_secs(40),
+        "both lobbies list every table again",
+        both_list_all,
+    )
+    .await;
+    let report = audit(&pool).await.unwrap();
+    assert!(report.balanced(), "{report:?}");
+}
