@@ -82,6 +82,8 @@ pub struct Tables {
     home: HomeOptions,
     /// A table task that has ended says so here; the registry then forgets it.
     ended: mpsc::UnboundedSender<()>,
+    /// Cluster mode: tables that moved to another node, with their watchers here.
+    moved: Option<mpsc::UnboundedSender<actor::Moved>>,
     /// One `sync` at a time: the registry's lock is not held while tables are loaded, and two
     /// syncs must not both start the same table.
     syncing: tokio::sync::Mutex<()>,
@@ -137,6 +139,13 @@ impl Tables {
             tracing::warn!(%table, "cashed out a seat left at a closed table");
         }
         let (ended, mut endings) = mpsc::unbounded_channel();
+        let (moved, movings) = match &cluster {
+            Some(_) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            None => (None, None),
+        };
         let tables = Arc::new(Tables {
             writer: HandWriter::spawn(pool.clone(), metrics.clone()),
             pool,
@@ -147,6 +156,7 @@ impl Tables {
             draining: AtomicBool::new(false),
             home,
             ended,
+            moved,
             syncing: tokio::sync::Mutex::new(()),
             node: cluster.as_ref().map_or_else(NodeId::new, |c| c.node()),
             // A cluster's node never takes a table from a live owner.
@@ -154,6 +164,29 @@ impl Tables {
             released: tokio::sync::Mutex::new(false),
             cluster,
         });
+        if let (Some(cluster), Some(mut movings)) = (tables.cluster.clone(), movings) {
+            // A table that moved away: its watchers here watch it on its new node.
+            tokio::spawn(async move {
+                while let Some(actor::Moved { table, watchers }) = movings.recv().await {
+                    let Some(proxy) = cluster.proxy(&table) else {
+                        continue;
+                    };
+                    for (conn, account, out) in watchers {
+                        let account = account.map(|id| actor::Account {
+                            id,
+                            name: String::new(),
+                        });
+                        let watch = Command::Watch {
+                            conn,
+                            account,
+                            invite: None,
+                            out,
+                        };
+                        let _ = proxy.send(watch).await;
+                    }
+                }
+            });
+        }
         if let Some(cluster) = &tables.cluster {
             // Counted among the live nodes before the first tables are shared out.
             lease::heartbeat(&tables.pool, tables.node).await?;
@@ -335,6 +368,7 @@ impl Tables {
             metrics: self.metrics.clone(),
             home,
             ended: self.ended.clone(),
+            moved: self.moved.clone(),
         });
         if let Some(cluster) = &self.cluster {
             tokio::spawn(crate::cluster::owner::serve(

@@ -537,3 +537,71 @@ async fn tables_deal_through_a_nats_restart_and_the_lobbies_fill_again() {
     let report = audit(&pool).await.unwrap();
     assert!(report.balanced(), "{report:?}");
 }
+
+/// Sockets watching a table on the node that deals it follow it when it moves to a node that
+/// joined: each gets the table again from its new node, without reconnecting.
+#[tokio::test]
+async fn watchers_follow_a_table_that_moves_to_a_joining_node() {
+    use shared::protocol::ServerMessage;
+
+    use crate::helpers::TestApp;
+    use crate::ws::{connect, register};
+
+    let (pool, url) = fresh_database().await;
+    // Twelve: the joining node wins none of them once in 4,096 runs.
+    let ids: Vec<String> = (0..12).map(|i| format!("m{i:02}")).collect();
+    for id in &ids {
+        let mut t = TableDef::new(id, id, Structure::NoLimit, 5, 10);
+        t.between_hands_ms = 50;
+        def::upsert(&pool, &t).await.unwrap();
+    }
+    let first = node(&url);
+    wait_healthy(first.1).await;
+    let app = TestApp {
+        addr: first.1,
+        pool: pool.clone(),
+        state: None,
+    };
+    let ann = register(&app, "ann").await;
+    let mut a = connect(&app, Some(&ann)).await;
+    for id in &ids {
+        a.watch(id).await;
+    }
+    let second = node(&url);
+    wait_healthy(second.1).await;
+    let spread = || async {
+        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
+        let owners = owners(&pool).await;
+        (live.len() == 2
+            && owners.len() == ids.len()
+            && owners
+                .iter()
+                .all(|(t, n)| lease::rendezvous(t, &live) == Some(NodeId(*n))))
+        .then_some((live, owners))
+    };
+    wait_until(Duration::from_secs(40), "the tables spread", || async {
+        spread().await.is_some()
+    })
+    .await;
+    let (_, owners) = spread().await.unwrap();
+    let joined = nodes(&pool).await[1];
+    let moved: HashSet<String> = owners
+        .into_iter()
+        .filter(|(_, n)| *n == joined)
+        .map(|(t, _)| t)
+        .collect();
+    assert!(!moved.is_empty(), "the joining node won some tables");
+    let mut followed = HashSet::new();
+    while followed.len() < moved.len() {
+        let m = tokio::time::timeout(Duration::from_secs(20), a.recv())
+            .await
+            .expect("a snapshot from the table's new node")
+            .expect("the socket stays open");
+        if let ServerMessage::Snapshot { table, .. } = m
+            && moved.contains(&table)
+        {
+            followed.insert(table);
+        }
+    }
+    drop((first, second));
+}

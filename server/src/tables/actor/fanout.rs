@@ -168,6 +168,16 @@ fn send_backlog(chat: &VecDeque<Utf8Bytes>, out: &Outbound) {
 }
 
 impl Watchers {
+    /// Every watcher's connection, account and queue, leaving none: the table moved to
+    /// another node, and they watch it there now.
+    pub fn take_all(&mut self) -> Vec<(ConnId, Option<Uuid>, Outbound)> {
+        self.sent.clear();
+        self.map
+            .drain()
+            .map(|(conn, w)| (conn, w.account, w.out))
+            .collect()
+    }
+
     pub fn add(&mut self, conn: ConnId, account: Option<Uuid>, out: Outbound) {
         self.map.insert(
             conn,

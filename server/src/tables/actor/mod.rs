@@ -92,6 +92,8 @@ pub struct TableActor {
     home: Option<HomeGame>,
     /// Told when the task ends, so the registry forgets the table.
     ended: mpsc::UnboundedSender<()>,
+    /// Cluster mode: where the watchers go when the table moves to another node.
+    moved: Option<mpsc::UnboundedSender<Moved>>,
     waitlist: Waitlist,
     /// Another process owns the table now (its lease was taken, or a write was fenced): the
     /// task stops without writing anything more; the new owner voids the hand in play.
@@ -115,6 +117,14 @@ pub struct ActorParts {
     pub metrics: Arc<Metrics>,
     pub home: Option<HomeParts>,
     pub ended: mpsc::UnboundedSender<()>,
+    pub moved: Option<mpsc::UnboundedSender<Moved>>,
+}
+
+/// A table that moved to another node, with its watchers here (connection, account, queue):
+/// the registry has them watch it where it is dealt now (`cluster::gateway`).
+pub struct Moved {
+    pub table: String,
+    pub watchers: Vec<(ConnId, Option<Uuid>, Outbound)>,
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -162,6 +172,7 @@ impl TableActor {
             metrics: parts.metrics,
             home: parts.home.map(HomeGame::new),
             ended: parts.ended,
+            moved: parts.moved,
             lost: false,
             handing_over: false,
         }
@@ -241,6 +252,17 @@ impl TableActor {
     /// The table has a new owner: its watchers are told, and the hand in play is left as it
     /// is (the new owner voids it and every chip bet in it goes back).
     fn hand_over(&mut self) {
+        if let Some(moved) = &self.moved {
+            // In a cluster the sockets follow the table to its next node without a word.
+            for done in self.draining.drain(..) {
+                let _ = done.send(());
+            }
+            let _ = moved.send(Moved {
+                table: self.id.clone(),
+                watchers: self.watchers.take_all(),
+            });
+            return;
+        }
         for done in self.draining.drain(..) {
             let _ = done.send(());
         }

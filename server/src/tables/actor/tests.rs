@@ -83,6 +83,7 @@ fn actor() -> (
         metrics: Arc::new(Metrics::default()),
         home: None,
         ended: mpsc::unbounded_channel().0,
+        moved: None,
     });
     let (out, frames) = mpsc::channel(1024);
     actor.watchers.add(99, None, out.clone());
