@@ -8,6 +8,10 @@
 # IDLE that many sockets that send nothing and only answer pings (pages left on the lobby).
 # Every bot connects from 127.0.0.1, so the per-address caps are lifted.
 # SCOOP_SERVER_BIN runs another server binary (e.g. an older build) against the same bots.
+# SCOOP_NODES=N runs the room as a cluster of N `scoop serve --nats` nodes on this machine
+# (NATS at SCOOP_TEST_NATS_URL, default 127.0.0.1:4222); the bots all connect to the first,
+# which reaches the other nodes' tables over NATS. The bots' report is then the figure to read
+# (the server lines below are the first node's).
 # THINK_MS is each bot's thinking time before acting, N or MIN-MAX milliseconds; 0 acts at
 # once, which measures the most the machine can deal rather than latency at a given load.
 # The first WARMUP seconds of play are not measured: then every table deals its first hand
@@ -28,7 +32,12 @@ base=${admin%/*}
 port=$((20000 + $$ % 20000))
 metrics_port=$((port + 1))
 work=$(mktemp -d)
+nodes=${SCOOP_NODES:-0}
+node_env=()
+[ "$nodes" -gt 0 ] && node_env=(SCOOP_NATS_URL="${SCOOP_TEST_NATS_URL:-nats://127.0.0.1:4222}")
+others=()
 cleanup() {
+    for pid in "${others[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
     [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
     psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -42,7 +51,14 @@ for i in $(seq 1 "$tables"); do
         "$i" "$i" "$(case $((i % 3)) in 0) echo fixed_limit ;; 1) echo pot_limit ;; *) echo no_limit ;; esac)"
 done >"$work/tables.toml"
 
-DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
+start_node() {
+    env "${node_env[@]}" DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$1" SCOOP_TABLES="$work/tables.toml" \
+        SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
+        SCOOP_MAX_CONNECTIONS_PER_IP=1000000 SCOOP_MAX_WEBSOCKETS_PER_IP=1000000 \
+        SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$2" \
+        RUST_LOG=warn "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >>"$work/server.log" 2>&1 &
+}
+env "${node_env[@]}" DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP_TABLES="$work/tables.toml" \
     SCOOP_AUTH_PER_MINUTE=1000000 SCOOP_HASH_CONCURRENCY=2 SCOOP_WS_MESSAGES_PER_SECOND=50 \
     SCOOP_MAX_CONNECTIONS_PER_IP=1000000 SCOOP_MAX_WEBSOCKETS_PER_IP=1000000 \
     SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$metrics_port" \
@@ -52,6 +68,19 @@ for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
     sleep 0.1
 done
+for n in $(seq 2 "$nodes"); do
+    start_node $((port + 2 * n)) $((port + 2 * n + 1))
+    others+=($!)
+done
+if [ "$nodes" -gt 1 ]; then
+    # Every table dealt by the node that wins it before the bots come.
+    until [ "$(psql "$base/$db" -qAtc "select count(*) from cluster_nodes where expires_at > now()")" = "$nodes" ] &&
+        [ "$(psql "$base/$db" -qAtc "select count(distinct node) from table_leases where expires_at > now()")" = "$nodes" ]; do
+        sleep 0.5
+    done
+    sleep 6
+    echo "cluster: $nodes nodes, tables per node: $(psql "$base/$db" -qAtc "select string_agg(c::text, ' ' order by c desc) from (select count(*) c from table_leases where expires_at > now() group by node) x")"
+fi
 metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
 # The bots play 5 s past the server's window, so that their leaving together (a stampede of
 # folds and cash-outs) falls outside it.
@@ -77,12 +106,19 @@ pg_cpu() {
 }
 idle() { awk '/^cpu / {print $5 + $6; exit}' /proc/stat; }
 all() { awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8; exit}' /proc/stat; }
+others_cpu() {
+    local total=0 pid
+    for pid in "${others[@]}"; do total=$((total + $(cpu "$pid"))); done
+    echo "$total"
+}
 server_before=$(cpu "$server") bots_before=$(cpu "$bots") idle_before=$(idle) all_before=$(all)
+others_before=$(others_cpu)
 pg_before=$(pg_cpu)
 start_rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 began=$(date +%s.%N)
 sleep "$seconds"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
+others_after=$(others_cpu)
 pg_after=$(pg_cpu)
 ended=$(date +%s.%N)
 curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
@@ -112,7 +148,10 @@ ticks=$(getconf CLK_TCK)
 # Every hand persisted: stop the server as an operator would (SIGTERM lets running hands
 # finish), then compare what it settled with what the database holds.
 curl -fs "http://127.0.0.1:$metrics_port/metrics" >"$work/final.txt"
+for pid in "${others[@]}"; do kill -TERM "$pid"; done
 kill -TERM "$server" && wait "$server" || true
+for pid in "${others[@]}"; do wait "$pid" || true; done
+others=()
 server=
 settled=$(metric scoop_hands_finished_total "$work/final.txt")
 counts=$(psql "$base/$db" -qAtc "select count(*) filter (where status = 'complete'), count(*) filter (where status = 'running'), count(*) filter (where status = 'void') from hands")
@@ -122,7 +161,8 @@ window=$(echo "$ended - $began" | bc)
 cat "$work/report.json"
 echo "window: ${window%???????} s; hands settled in it (server): $finished ($(echo "$finished / $window" | bc) /s)"
 echo "cpu in the window: server $(echo "100 * ($server_after - $server_before) / $ticks / $window" | bc)%," \
-    "bots $(echo "100 * ($bots_after - $bots_before) / $ticks / $window" | bc)%" \
+    "bots $(echo "100 * ($bots_after - $bots_before) / $ticks / $window" | bc)%," \
+    "other nodes $(echo "100 * ($others_after - $others_before) / $ticks / $window" | bc)%" \
     "of one core; whole machine busy $(echo "100 - 100 * ($idle_after - $idle_before) / ($all_after - $all_before)" | bc)% of $(nproc) cores"
 per_hand() { echo "scale=2; 1000 * $1 / $ticks / ($finished + ($finished == 0))" | bc; }
 echo "cpu per hand settled: server $(per_hand $((server_after - server_before))) ms," \
