@@ -113,18 +113,12 @@ pub async fn release_all(pool: &PgPool, node: NodeId) -> Result<u64, sqlx::Error
 /// Refuses the write unless `fence` is still the table's lease. Run first in the write's
 /// transaction: the shared row lock it takes holds any take-over back until the write commits.
 pub async fn check(conn: &mut PgConnection, fence: &Fence) -> Result<(), ChipsError> {
-    let current: Option<i64> =
-        sqlx::query_scalar("SELECT epoch FROM table_leases WHERE table_id = $1 FOR SHARE")
-            .bind(&fence.table_id)
-            .fetch_optional(conn)
-            .await?;
-    if current == Some(fence.epoch) {
-        Ok(())
-    } else {
-        Err(ChipsError::Fenced {
-            table: fence.table_id.clone(),
-            epoch: fence.epoch,
-        })
+    match check_all(conn, std::iter::once(fence)).await?.pop() {
+        None => Ok(()),
+        Some(stale) => Err(ChipsError::Fenced {
+            table: stale.table_id,
+            epoch: stale.epoch,
+        }),
     }
 }
 

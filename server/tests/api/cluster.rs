@@ -76,6 +76,23 @@ async fn nodes(pool: &PgPool) -> Vec<Uuid> {
     .unwrap()
 }
 
+/// Each table's owner, once `nodes` nodes are live and each of the `tables` tables is dealt
+/// by the node that wins it (rendezvous hashing); `None` while tables are still moving.
+async fn spread_over(
+    pool: &PgPool,
+    nodes_live: usize,
+    tables: usize,
+) -> Option<HashMap<String, Uuid>> {
+    let live: Vec<NodeId> = nodes(pool).await.into_iter().map(NodeId).collect();
+    let owners = owners(pool).await;
+    let settled = live.len() == nodes_live
+        && owners.len() == tables
+        && owners
+            .iter()
+            .all(|(table, owner)| lease::rendezvous(table, &live) == Some(NodeId(*owner)));
+    settled.then_some(owners)
+}
+
 /// Waits (at most `limit`) until `done` holds.
 async fn wait_until<F: std::future::Future<Output = bool>>(
     limit: Duration,
@@ -105,15 +122,7 @@ async fn two_nodes_sharing(pool: &PgPool, url: &str) -> [(Node, std::net::Socket
     wait_until(
         Duration::from_secs(40),
         "each table dealt by the node that wins it",
-        || async {
-            let live: Vec<NodeId> = nodes(pool).await.into_iter().map(NodeId).collect();
-            let owners = owners(pool).await;
-            live.len() == 2
-                && owners.len() == TABLES
-                && owners
-                    .iter()
-                    .all(|(table, owner)| lease::rendezvous(table, &live) == Some(NodeId(*owner)))
-        },
+        || async { spread_over(pool, 2, TABLES).await.is_some() },
     )
     .await;
     [first, second]
@@ -230,7 +239,6 @@ async fn a_node_stopped_with_sigterm_hands_its_tables_over_and_voids_no_hand() {
         .filter(|(_, n)| *n == leaving)
         .map(|(t, _)| t)
         .collect();
-    let stopped_at = db_now(&pool).await;
     let status = Command::new("kill")
         .args(["-TERM", &second.0.id().to_string()])
         .status()
@@ -248,10 +256,12 @@ async fn a_node_stopped_with_sigterm_hands_its_tables_over_and_voids_no_hand() {
     .await
     .unwrap();
     assert!(exited.is_some_and(|s| s.success()), "{exited:?}");
+    // Counted from its exit: every hand after it is dealt by the other node.
+    let exited_at = db_now(&pool).await;
     wait_until(
         Duration::from_secs(30),
         "every table of the stopped node deals on the other",
-        || async { dealt_again(&pool, &moved, stopped_at).await.len() == moved.len() },
+        || async { dealt_again(&pool, &moved, exited_at).await.len() == moved.len() },
     )
     .await;
     let void: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'void'")
@@ -275,6 +285,7 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     use shared::protocol::{ClientMessage, ServerMessage};
 
     use crate::helpers::TestApp;
+    use crate::tables::sit;
     use crate::ws::{connect, register};
 
     let (pool, url) = fresh_database().await;
@@ -286,18 +297,13 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     wait_healthy(first.1).await;
     let second = node(&url);
     wait_healthy(second.1).await;
-    let stable = || async {
-        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
-        let owner = owners(&pool).await.get("t").copied();
-        (live.len() == 2 && owner.map(NodeId) == lease::rendezvous("t", &live)).then_some(owner)
-    };
     wait_until(
         Duration::from_secs(30),
         "the table dealt by the node that wins it",
-        || async { stable().await.is_some() },
+        || async { spread_over(&pool, 2, 1).await.is_some() },
     )
     .await;
-    let owner = stable().await.flatten().unwrap();
+    let owner = spread_over(&pool, 2, 1).await.unwrap()["t"];
     let (dealer, gateway, gateway_node) = if nodes(&pool).await[0] == owner {
         (first.1, second.1, nodes(&pool).await[1])
     } else {
@@ -336,16 +342,8 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     );
     // Bob in seat 0: the first hand's button, first to act, so his fold is a command that
     // travels from the gateway to the dealing node.
-    for (c, seat) in [(&mut b, 0u8), (&mut a, 1u8)] {
-        c.send(&ClientMessage::Sit {
-            table: "t".into(),
-            seat,
-            buy_in: 500,
-            post_now: true,
-            request_id: None,
-        })
-        .await;
-    }
+    sit(&mut b, "t", 0, 500).await;
+    sit(&mut a, "t", 1, 500).await;
     let dealt = |m: &ServerMessage| matches!(m, ServerMessage::Events { view: Some(v), .. } if v.hand_running && v.to_act.is_some());
     let running = b.until(dealt).await;
     let ServerMessage::Events {
@@ -504,12 +502,7 @@ async fn tables_deal_through_a_nats_restart_and_the_lobbies_fill_again() {
     .await;
 
     wait_until(Duration::from_secs(40), "the tables spread", || async {
-        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
-        let owners = owners(&pool).await;
-        owners.len() == ids.len()
-            && owners
-                .iter()
-                .all(|(t, n)| lease::rendezvous(t, &live) == Some(NodeId(*n)))
+        spread_over(&pool, 2, ids.len()).await.is_some()
     })
     .await;
 
@@ -569,21 +562,11 @@ async fn watchers_follow_a_table_that_moves_to_a_joining_node() {
     }
     let second = node(&url);
     wait_healthy(second.1).await;
-    let spread = || async {
-        let live: Vec<NodeId> = nodes(&pool).await.into_iter().map(NodeId).collect();
-        let owners = owners(&pool).await;
-        (live.len() == 2
-            && owners.len() == ids.len()
-            && owners
-                .iter()
-                .all(|(t, n)| lease::rendezvous(t, &live) == Some(NodeId(*n))))
-        .then_some((live, owners))
-    };
     wait_until(Duration::from_secs(40), "the tables spread", || async {
-        spread().await.is_some()
+        spread_over(&pool, 2, ids.len()).await.is_some()
     })
     .await;
-    let (_, owners) = spread().await.unwrap();
+    let owners = spread_over(&pool, 2, ids.len()).await.unwrap();
     let joined = nodes(&pool).await[1];
     let moved: HashSet<String> = owners
         .into_iter()

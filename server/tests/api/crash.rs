@@ -17,7 +17,7 @@ use crate::ws::{connect, register};
 
 /// Starts `scoop serve` on a port the system picks and returns it with the address it bound
 /// (read from its JSON log, so no other test can take the port in between).
-fn start(url: &str) -> (Child, SocketAddr) {
+pub fn start(url: &str) -> (Child, SocketAddr) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_scoop"));
     cmd.arg("serve");
     start_command(settings(&mut cmd, url))
@@ -90,16 +90,16 @@ async fn holdings(pool: &PgPool) -> Vec<(String, i64)> {
 
 /// A real `scoop serve` with one table of `structure` and two players, ann (seat 0) and
 /// bob (seat 1), sitting down.
-struct Running {
-    child: Child,
-    url: String,
-    app: TestApp,
-    ann: String,
-    a: crate::ws::Client,
-    b: crate::ws::Client,
+pub struct Running {
+    pub child: Child,
+    pub url: String,
+    pub app: TestApp,
+    pub ann: String,
+    pub a: crate::ws::Client,
+    pub b: crate::ws::Client,
 }
 
-async fn two_players_sitting(structure: Structure) -> Running {
+pub async fn two_players_sitting(structure: Structure) -> Running {
     let (pool, url) = fresh_database().await;
     let mut t = TableDef::new("t", "t", structure, 5, 10);
     t.between_hands_ms = 50;

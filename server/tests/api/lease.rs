@@ -16,9 +16,9 @@ use shared::rules::Structure;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::crash::{settings, start_command, wait_healthy};
+use crate::crash::{Running, start, two_players_sitting, wait_healthy};
 use crate::helpers::{TestApp, fresh_database};
-use crate::ws::{connect, register};
+use crate::ws::connect;
 
 async fn account(pool: &PgPool, name: &str, chips: u64) -> Uuid {
     let id = Uuid::new_v4();
@@ -189,10 +189,9 @@ fn signal(child: &std::process::Child, sig: &str) {
     assert!(status.success(), "kill {sig}");
 }
 
-fn scoop(url: &str) -> (std::process::Child, std::net::SocketAddr) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scoop"));
-    cmd.arg("serve");
-    start_command(settings(&mut cmd, url))
+/// One number the database answers.
+async fn count(pool: &PgPool, sql: &'static str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
 }
 
 /// A process frozen in the middle of a hand while a second one takes the room over: when it
@@ -200,31 +199,15 @@ fn scoop(url: &str) -> (std::process::Child, std::net::SocketAddr) {
 /// new owner's void stands.
 #[tokio::test]
 async fn a_frozen_process_that_wakes_after_a_take_over_settles_nothing() {
-    let (pool, url) = fresh_database().await;
-    let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
-    t.between_hands_ms = 50;
-    t.run_out_street_ms = 0;
-    def::upsert(&pool, &t).await.unwrap();
-    let (mut first, addr) = scoop(&url);
-    wait_healthy(addr).await;
-    let app = TestApp {
-        addr,
-        pool: pool.clone(),
-        state: None,
-    };
-    let (ann, bob) = (register(&app, "ann").await, register(&app, "bob").await);
-    let mut a = connect(&app, Some(&ann)).await;
-    let mut b = connect(&app, Some(&bob)).await;
-    for (c, seat) in [(&mut a, 0u8), (&mut b, 1u8)] {
-        c.send(&ClientMessage::Sit {
-            table: "t".into(),
-            seat,
-            buy_in: 500,
-            post_now: true,
-            request_id: None,
-        })
-        .await;
-    }
+    let Running {
+        child: mut first,
+        url,
+        app,
+        ann,
+        mut a,
+        mut b,
+    } = two_players_sitting(Structure::NoLimit).await;
+    let pool = app.pool.clone();
     let running = a.until(|m| matches!(m, ServerMessage::Events { view: Some(v), .. } if v.hand_running && v.to_act.is_some())).await;
     let ServerMessage::Events {
         view: Some(view), ..
@@ -238,17 +221,14 @@ async fn a_frozen_process_that_wakes_after_a_take_over_settles_nothing() {
         .unwrap();
 
     signal(&first, "-STOP");
-    let (mut second, second_addr) = scoop(&url);
+    let (mut second, second_addr) = start(&url);
     wait_healthy(second_addr).await;
     assert_eq!(
         hand_status(&pool, hand).await.as_deref(),
         Some("void"),
         "the new owner voided the hand it found running"
     );
-    let epoch: i64 = sqlx::query_scalar("SELECT epoch FROM table_leases WHERE table_id = 't'")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let epoch = count(&pool, "SELECT epoch FROM table_leases WHERE table_id = 't'").await;
     assert_eq!(epoch, 2, "the second process took the table over");
 
     // The first process wakes up and its player ends the hand at once: the settlement is
@@ -273,27 +253,22 @@ async fn a_frozen_process_that_wakes_after_a_take_over_settles_nothing() {
     // The old process stays up (its other work goes on) but never writes the table again.
     tokio::time::sleep(lease::RENEW_EVERY + Duration::from_millis(500)).await;
     assert_eq!(hand_status(&pool, hand).await.as_deref(), Some("void"));
-    let complete: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let complete = count(
+        &pool,
+        "SELECT count(*) FROM hands WHERE status = 'complete'",
+    )
+    .await;
     assert_eq!(
         complete, 0,
         "nothing was settled by the process that lost the table"
     );
     // Without the fence it would have dealt on: both players sit in, in its memory.
-    let hands: i64 = sqlx::query_scalar("SELECT count(*) FROM hands")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let hands = count(&pool, "SELECT count(*) FROM hands").await;
     assert_eq!(
         hands, 1,
         "the process that lost the table dealt no other hand there"
     );
-    let epoch_now: i64 = sqlx::query_scalar("SELECT epoch FROM table_leases WHERE table_id = 't'")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let epoch_now = count(&pool, "SELECT epoch FROM table_leases WHERE table_id = 't'").await;
     assert_eq!(
         epoch_now, 2,
         "the first process did not take the table back"

@@ -252,26 +252,26 @@ impl TableActor {
     /// The table has a new owner: its watchers are told, and the hand in play is left as it
     /// is (the new owner voids it and every chip bet in it goes back).
     fn hand_over(&mut self) {
-        if let Some(moved) = &self.moved {
-            // In a cluster the sockets follow the table to its next node without a word.
-            for done in self.draining.drain(..) {
-                let _ = done.send(());
-            }
-            let _ = moved.send(Moved {
-                table: self.id.clone(),
-                watchers: self.watchers.take_all(),
-            });
-            return;
-        }
         for done in self.draining.drain(..) {
             let _ = done.send(());
         }
-        let notice = encode(&shared::protocol::ServerMessage::Error {
-            code: shared::protocol::ErrorCode::DatabaseUnavailable,
-            message: "this table moved to another server; reconnect to go on".into(),
-            table: Some(self.id.clone()),
-        });
-        self.watchers.send_all(&notice);
+        match &self.moved {
+            // In a cluster the sockets follow the table to its next node without a word.
+            Some(moved) => {
+                let _ = moved.send(Moved {
+                    table: self.id.clone(),
+                    watchers: self.watchers.take_all(),
+                });
+            }
+            None => {
+                let notice = encode(&shared::protocol::ServerMessage::Error {
+                    code: RequestError::TableMoved.code(),
+                    message: RequestError::TableMoved.to_string(),
+                    table: Some(self.id.clone()),
+                });
+                self.watchers.send_all(&notice);
+            }
+        }
     }
 
     fn next_wake(&self) -> Instant {
