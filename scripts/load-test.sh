@@ -82,6 +82,15 @@ if [ "$nodes" -gt 1 ]; then
     echo "cluster: $nodes nodes, tables per node: $(psql "$base/$db" -qAtc "select string_agg(c::text, ' ' order by c desc) from (select count(*) c from table_leases where expires_at > now() group by node) x")"
 fi
 metric() { awk -v name="$1" '$1 == name { print $2 }' "$2"; }
+# A counter summed over every node (cluster mode: each node has its own metrics address).
+all_nodes() {
+    local total=0 p v
+    for p in "$metrics_port" $(for n in $(seq 2 "$nodes"); do echo $((port + 2 * n + 1)); done); do
+        v=$(curl -fs "http://127.0.0.1:$p/metrics" | awk -v name="$1" '$1 == name { print $2 }')
+        total=$((total + ${v:-0}))
+    done
+    echo "$total"
+}
 # The bots play 5 s past the server's window, so that their leaving together (a stampede of
 # folds and cash-outs) falls outside it.
 "$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
@@ -115,8 +124,15 @@ server_before=$(cpu "$server") bots_before=$(cpu "$bots") idle_before=$(idle) al
 others_before=$(others_cpu)
 pg_before=$(pg_cpu)
 start_rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
+nats_counts() { echo "$(all_nodes scoop_nats_messages_out_total) $(all_nodes scoop_action_to_broadcast_seconds_count)"; }
+if [ "$nodes" -gt 0 ]; then
+    read -r nats_msgs_before actions_before <<<"$(nats_counts)"
+    python3 scripts/nats-traffic.py "$seconds" "${SCOOP_TEST_NATS_URL:-nats://127.0.0.1:4222}" >"$work/nats.txt" &
+    traffic=$!
+fi
 began=$(date +%s.%N)
 sleep "$seconds"
+[ "$nodes" -gt 0 ] && read -r nats_msgs_after actions_after <<<"$(nats_counts)"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
 others_after=$(others_cpu)
 pg_after=$(pg_cpu)
@@ -173,6 +189,15 @@ echo "sockets closed for abuse: $(metric scoop_sockets_closed_for_abuse_total "$
 batches=$(($(metric scoop_hand_write_batches_total "$work/metrics.txt") - $(metric scoop_hand_write_batches_total "$work/start.txt")))
 writes=$(($(metric scoop_hand_writes_total "$work/metrics.txt") - $(metric scoop_hand_writes_total "$work/start.txt")))
 echo "hand writes in the window: $writes in $batches transactions ($(echo "scale=1; $writes / ($batches + ($batches == 0))" | bc) a commit)"
+if [ "$nodes" -gt 0 ]; then
+    actions=$((actions_after - actions_before))
+    nats_msgs=$((nats_msgs_after - nats_msgs_before))
+    echo "NATS in the window, published by all nodes: $nats_msgs messages for $actions actions" \
+        "($(echo "scale=2; $nats_msgs / ($actions + ($actions == 0))" | bc) an action;" \
+        "by subject and with bytes below)"
+    wait "$traffic" || true
+    cat "$work/nats.txt"
+fi
 quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
 quantiles scoop_hand_start_write_seconds "hand start writes"
 quantiles scoop_hand_settle_write_seconds "hand settle writes"

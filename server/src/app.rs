@@ -61,6 +61,9 @@ impl AppState {
             Some(url) => Some(Cluster::connect(url, NodeId::new()).await?),
             None => None,
         };
+        if let Some(cluster) = &cluster {
+            let _ = metrics.nats.set(cluster.statistics());
+        }
         let tables = Tables::start(
             pool.clone(),
             metrics.clone(),

@@ -103,6 +103,9 @@ pub struct Metrics {
     /// Group commit (`hand_writer`): transactions, and the hand writes they carried.
     pub hand_write_batches: Counter,
     pub hand_writes: Counter,
+    /// Cluster mode: the messages this node's NATS client sent and received (the client's
+    /// own byte counts add the socket's writes to the payloads, so they are not exported).
+    pub nats: std::sync::OnceLock<std::sync::Arc<async_nats::Statistics>>,
 }
 
 impl Default for Metrics {
@@ -126,6 +129,7 @@ impl Default for Metrics {
             hand_settle_write: Histogram::new(LATENCY_BOUNDS),
             hand_write_batches: Counter::default(),
             hand_writes: Counter::default(),
+            nats: std::sync::OnceLock::new(),
         }
     }
 }
@@ -222,7 +226,7 @@ impl Metrics {
         metric(
             "scoop_tables_lost_total",
             "counter",
-            "Tables stopped because another process took their lease.",
+            "Tables stopped because another process took their lease (seen at renewal or by a refused write).",
             self.tables_lost.get(),
         );
         metric(
@@ -231,6 +235,27 @@ impl Metrics {
             "Finished hands whose result waited for the database before it was shown.",
             self.settle_waits.get(),
         );
+        if let Some(nats) = self.nats.get() {
+            for (name, help, value) in [
+                (
+                    "scoop_nats_messages_out_total",
+                    "Messages this node published on NATS.",
+                    nats.out_messages.load(Ordering::Relaxed),
+                ),
+                (
+                    "scoop_nats_messages_in_total",
+                    "Messages this node received from NATS.",
+                    nats.in_messages.load(Ordering::Relaxed),
+                ),
+                (
+                    "scoop_nats_connects_total",
+                    "Connections to NATS made, the first and every reconnection.",
+                    nats.connects.load(Ordering::Relaxed),
+                ),
+            ] {
+                metric(name, "counter", help, value);
+            }
+        }
         self.action_to_broadcast.render(
             &mut out,
             "scoop_action_to_broadcast_seconds",

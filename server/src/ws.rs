@@ -482,6 +482,7 @@ impl Connection {
                 account: self.account.clone(),
                 invite: self.invites.get(table).cloned(),
                 out: self.out.clone(),
+                remote: None,
             },
         );
     }

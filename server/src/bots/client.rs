@@ -372,6 +372,10 @@ async fn bot(
     let mut resyncing = false;
     let mut pending: Option<(u64, Instant)> = None;
     let mut acted_for: Option<(u64, u64)> = None;
+    // What was last asked for between hands (after which hand; a top-up, else a sit-in):
+    // each once per break, not at every frame of it (a break brings many, and the socket's
+    // message cap closes a bot that repeats itself).
+    let mut asked: Option<(u64, bool)> = None;
     let (mut frames, mut bytes) = (0u64, 0u64);
     while Instant::now() < measured.end {
         let next = tokio::time::timeout(Duration::from_secs(1), ws.next()).await;
@@ -491,14 +495,20 @@ async fn bot(
         let me = view.seats.get(seat as usize).and_then(|s| s.as_ref());
         if !view.hand_running {
             if let Some(me) = me {
-                if me.stack < view.min_buy_in {
+                let top_up = me.stack < view.min_buy_in;
+                let sit_in = me.status == shared::table::SeatStatus::SittingOut;
+                if !(top_up || sit_in) || asked == Some((view.hand, top_up)) {
+                    continue;
+                }
+                asked = Some((view.hand, top_up));
+                if top_up {
                     ws.send(send(&ClientMessage::TopUp {
                         table: table.to_string(),
                         amount: view.max_buy_in / 2 - me.stack.min(view.max_buy_in / 2),
                         request_id: None,
                     }))
                     .await?;
-                } else if me.status == shared::table::SeatStatus::SittingOut {
+                } else {
                     ws.send(send(&ClientMessage::SitIn {
                         table: table.to_string(),
                         post_now: true,

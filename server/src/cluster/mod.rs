@@ -10,7 +10,8 @@
 //!
 //! Any node is a gateway: a socket may watch and play any table whichever node it reached.
 //! Its commands for a table dealt elsewhere go to the dealing node over NATS (`gateway`), and
-//! what the table sends that socket comes back projected for its viewer (`owner`, `wire`).
+//! what the table sends comes back projected per audience, once for every socket in it, or
+//! for that socket alone (`owner`, `wire`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::lease::{self, NodeId};
-use crate::tables::actor::{Command, ConnId, Outbound};
+use crate::tables::actor::Command;
 
 mod gateway;
 pub mod owner;
@@ -56,8 +57,10 @@ pub struct Cluster {
     remote: Mutex<HashMap<String, (LobbyTable, Instant)>>,
     /// This node's proxies of tables dealt elsewhere (`gateway`).
     proxies: Mutex<HashMap<String, tokio::sync::mpsc::Sender<Command>>>,
-    /// The queues of this node's sockets watching tables dealt elsewhere.
-    sockets: Mutex<HashMap<(ConnId, String), Outbound>>,
+    /// This node's sockets watching tables dealt elsewhere (`gateway`).
+    following: Mutex<gateway::Following>,
+    /// The live nodes as last read (`None` until then).
+    live: Mutex<Option<HashSet<Uuid>>>,
 }
 
 impl Cluster {
@@ -73,7 +76,8 @@ impl Cluster {
             node,
             remote: Mutex::new(HashMap::new()),
             proxies: Mutex::new(HashMap::new()),
-            sockets: Mutex::new(HashMap::new()),
+            following: Mutex::new(gateway::Following::default()),
+            live: Mutex::new(None),
         });
         cluster.receive_frames().await?;
         Ok(cluster)
@@ -81,6 +85,27 @@ impl Cluster {
 
     pub fn node(&self) -> NodeId {
         self.node
+    }
+
+    /// What the NATS client has sent and received so far.
+    pub fn statistics(&self) -> Arc<async_nats::Statistics> {
+        self.nats.statistics()
+    }
+
+    /// The live nodes, as the registry just read them.
+    pub fn set_live(&self, nodes: &[NodeId]) {
+        if let Ok(mut live) = self.live.lock() {
+            *live = Some(nodes.iter().map(|n| n.0).collect());
+        }
+    }
+
+    /// Whether `node` was among the live nodes last read (yes, until they have been read).
+    pub fn is_live(&self, node: Uuid) -> bool {
+        self.live
+            .lock()
+            .ok()
+            .and_then(|live| live.as_ref().map(|l| l.contains(&node)))
+            .unwrap_or(true)
     }
 
     /// Listens to the other nodes' lobby rows and passes each on to this node's lobby

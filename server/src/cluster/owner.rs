@@ -1,6 +1,7 @@
 //! The dealing node's side of a table watched from other nodes: it takes their sockets'
-//! commands off `scoop.table.<id>.cmd`, gives each remote socket a queue of its own like a
-//! local socket's, and publishes what the table puts in that queue to the socket's gateway.
+//! commands off `scoop.table.<id>.cmd`, and publishes what the table relays for them: each
+//! change once per audience (`scoop.table.<id>.view.…`), and what is for one socket alone to
+//! that socket's gateway. Sockets of a gateway that left the cluster are let go.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,11 +14,19 @@ use uuid::Uuid;
 
 use super::Cluster;
 use super::wire::{self, Remote, RemoteCommand};
+use crate::lease;
+use crate::tables::actor::relay::{Relay, Relayed, RemoteSocket};
 use crate::tables::actor::{Command, ConnId, Outbound, Outgoing, command::new_conn_id, encode};
 
-/// A remote socket's queue: as deep as a local socket's, and a full one marks it behind the
-/// same way (it gets a snapshot later).
-const REMOTE_QUEUE: usize = 256;
+/// The answers to one remote socket's requests, on their way to its gateway.
+const ANSWERS_QUEUE: usize = 16;
+
+/// What the table relays to other nodes, on its way to NATS. A full relay marks the remote
+/// sockets behind, as a full queue does a local socket.
+const RELAY_QUEUE: usize = 1024;
+
+/// Each remote socket, by (gateway, its id there): its id here and the queue of its answers.
+type Remotes = HashMap<(Uuid, ConnId), (ConnId, Outbound)>;
 
 /// Serves table `table` to the other nodes' sockets for as long as its task runs (`tx`).
 pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Command>) {
@@ -28,13 +37,15 @@ pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Comman
             return;
         }
     };
+    let (relay, relayed) = mpsc::channel(RELAY_QUEUE);
+    tokio::spawn(publish_relayed(cluster.clone(), table.clone(), relayed));
     // Gateways watching it elsewhere watch it here now.
     let _ = cluster
         .nats
         .publish(wire::owner_subject(&table), Bytes::new())
         .await;
-    // Each remote socket, by (gateway, its id there): its id here and its queue.
-    let mut remote: HashMap<(Uuid, ConnId), (ConnId, Outbound)> = HashMap::new();
+    let mut remote = Remotes::new();
+    let mut check_gateways = tokio::time::interval(lease::RENEW_EVERY);
     loop {
         let message = tokio::select! {
             m = commands.next() => match m {
@@ -42,9 +53,15 @@ pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Comman
                 None => break,
             },
             _ = tx.closed() => break,
+            _ = check_gateways.tick() => {
+                for conn in gone(&cluster, &mut remote) {
+                    let _ = tx.send(Command::Unwatch { conn }).await;
+                }
+                continue;
+            }
         };
         let answer = match serde_json::from_slice::<RemoteCommand>(&message.payload) {
-            Ok(command) => match translate(&cluster, &table, &mut remote, command) {
+            Ok(command) => match translate(&cluster, &table, &relay, &mut remote, command) {
                 Some(cmd) => match tx.try_send(cmd) {
                     Ok(()) => wire::QUEUED,
                     Err(_) => wire::NOT_HERE,
@@ -67,11 +84,32 @@ pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Comman
     let _ = commands.unsubscribe().await;
 }
 
+/// The remote sockets whose gateway is no longer among the live nodes (it died: no socket of
+/// it will ever say goodbye), forgotten here; their ids here, for the table to forget.
+fn gone(cluster: &Cluster, remote: &mut Remotes) -> Vec<ConnId> {
+    let mut gone = Vec::new();
+    remote.retain(|(gateway, _), (conn, _)| {
+        let live = cluster.is_live(*gateway);
+        if !live {
+            gone.push(*conn);
+        }
+        live
+    });
+    if !gone.is_empty() {
+        tracing::info!(
+            sockets = gone.len(),
+            "let go of the sockets of a node that left"
+        );
+    }
+    gone
+}
+
 /// The table command for a remote one, with the socket's queue (made at its first watch).
 fn translate(
     cluster: &Arc<Cluster>,
     table: &str,
-    remote: &mut HashMap<(Uuid, ConnId), (ConnId, Outbound)>,
+    relay: &Relay,
+    remote: &mut Remotes,
     RemoteCommand {
         node,
         conn,
@@ -79,24 +117,35 @@ fn translate(
     }: RemoteCommand,
 ) -> Option<Command> {
     let key = (node, conn);
-    let queue = |remote: &mut HashMap<(Uuid, ConnId), (ConnId, Outbound)>| {
+    let queue = |remote: &mut Remotes| {
         remote
             .entry(key)
             .or_insert_with(|| {
-                let (out, rx) = mpsc::channel(REMOTE_QUEUE);
-                tokio::spawn(publish(cluster.clone(), node, conn, table.to_string(), rx));
+                let (out, rx) = mpsc::channel(ANSWERS_QUEUE);
+                tokio::spawn(publish_answers(
+                    cluster.clone(),
+                    node,
+                    conn,
+                    table.to_string(),
+                    rx,
+                ));
                 (new_conn_id(), out)
             })
             .clone()
     };
     Some(match command {
         Remote::Watch { account, invite } => {
-            let (conn, out) = queue(remote);
+            let (here, out) = queue(remote);
             Command::Watch {
-                conn,
+                conn: here,
                 account,
                 invite,
                 out,
+                remote: Some(RemoteSocket {
+                    gateway: node,
+                    conn,
+                    relay: relay.clone(),
+                }),
             }
         }
         Remote::Unwatch => {
@@ -124,8 +173,38 @@ fn translate(
     })
 }
 
-/// Sends what the table queues for one remote socket to that socket's gateway.
-async fn publish(
+/// Publishes what the table relays to other nodes' sockets, in the order it relayed it.
+async fn publish_relayed(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Relayed>) {
+    while let Some(item) = rx.recv().await {
+        let (subject, payload) = match item {
+            Relayed::Socket {
+                gateway,
+                conn,
+                holds,
+                text,
+            } => (
+                wire::out_subject(gateway),
+                wire::frame(conn, &table, holds, text.as_str().as_bytes()),
+            ),
+            Relayed::Audience {
+                viewer,
+                since,
+                seq,
+                text,
+            } => (
+                wire::view_subject(&table, viewer),
+                wire::change(since, seq, text.as_str().as_bytes()),
+            ),
+        };
+        if let Err(e) = cluster.nats.publish(subject, payload.into()).await {
+            tracing::warn!(%table, error = %e, "could not send a frame to another node");
+        }
+    }
+}
+
+/// Sends the answers to one remote socket's requests (a refusal, a waiting-list place) to
+/// that socket's gateway.
+async fn publish_answers(
     cluster: Arc<Cluster>,
     node: Uuid,
     conn: ConnId,
@@ -144,7 +223,7 @@ async fn publish(
             // Pings and closes are the gateway's own business with its socket.
             Outgoing::Ping | Outgoing::Close { .. } => continue,
         };
-        let payload = wire::frame(conn, &table, text.as_str().as_bytes());
+        let payload = wire::frame(conn, &table, None, text.as_str().as_bytes());
         if let Err(e) = cluster.nats.publish(subject.clone(), payload.into()).await {
             tracing::warn!(%table, error = %e, "could not send a frame to another node");
         }

@@ -181,6 +181,7 @@ impl Tables {
                             account,
                             invite: None,
                             out,
+                            remote: None,
                         };
                         let _ = proxy.send(watch).await;
                     }
@@ -227,7 +228,11 @@ impl Tables {
         let open = def::open_tables(&self.pool).await?;
         // Cluster mode: the live nodes, over which the tables are shared out.
         let live = match &self.cluster {
-            Some(_) => Some(lease::live_nodes(&self.pool).await?),
+            Some(cluster) => {
+                let live = lease::live_nodes(&self.pool).await?;
+                cluster.set_live(&live);
+                Some(live)
+            }
             None => None,
         };
         let mine = |id: &str| {
@@ -407,7 +412,6 @@ impl Tables {
         };
         for (id, tx) in &lost {
             tracing::warn!(table = %id, "another process took this table; stopping it here");
-            self.metrics.tables_lost.inc();
             let tx = tx.clone();
             tokio::spawn(async move {
                 let _ = tx.send(Command::Lost).await;

@@ -340,6 +340,14 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
         through_gateway.seats, from_dealer.seats,
         "bob's snapshot came from the dealing node"
     );
+    // Two spectators on the gateway: each change reaches both as one message on NATS.
+    let mut spectators = [
+        connect(&gateway_app, None).await,
+        connect(&gateway_app, None).await,
+    ];
+    for c in &mut spectators {
+        c.watch("t").await;
+    }
     // Bob in seat 0: the first hand's button, first to act, so his fold is a command that
     // travels from the gateway to the dealing node.
     sit(&mut b, "t", 0, 500).await;
@@ -370,6 +378,9 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     let over = |m: &ServerMessage| matches!(m, ServerMessage::Events { view: Some(v), .. } if !v.hand_running);
     folder.until(over).await;
     other.until(over).await;
+    for c in &mut spectators {
+        c.until(over).await;
+    }
     let complete: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
         .fetch_one(&pool)
         .await
@@ -384,25 +395,45 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     let gateway_subject = format!("scoop.node.{gateway_node}.out");
     assert!(
         seen.iter().any(|(s, _)| *s == gateway_subject),
-        "bob's frames came over NATS"
+        "bob's snapshots came over NATS"
+    );
+    let changes: Vec<(u64, u64)> = seen
+        .iter()
+        .filter(|(s, _)| s == "scoop.table.t.view.spectators")
+        .filter_map(|(_, p)| server::cluster::wire::read_change(p).map(|(a, b, _)| (a, b)))
+        .collect();
+    let once: HashSet<u64> = changes.iter().map(|&(_, seq)| seq).collect();
+    assert!(
+        !changes.is_empty(),
+        "the spectators' changes came over NATS"
+    );
+    assert_eq!(
+        once.len(),
+        changes.len(),
+        "each change published once for both spectators: {changes:?}"
+    );
+    assert!(
+        seen.iter().any(|(s, p)| s == "scoop.table.t.view.seat0"
+            && String::from_utf8_lossy(p).contains("\"cards\":[")),
+        "bob's changes, his cards with them, came on his seat's subject"
     );
     let ann_hand: Vec<String> = ann_cards.iter().map(|c| format!("\"{c}\"")).collect();
     for (subject, payload) in &seen {
         let text = String::from_utf8_lossy(payload);
-        // Only frames for one node's sockets may carry cards at all; bob's never carry ann's
-        // (she folded or won without a showdown).
-        if subject.starts_with("scoop.node.") {
-            assert!(
-                ann_hand.iter().all(|c| !text.contains(c.as_str())),
-                "ann's cards on {subject}: {text}"
-            );
-        } else {
-            assert!(!text.contains("\"cards\""), "cards on {subject}: {text}");
-            assert!(
-                ann_hand.iter().all(|c| !text.contains(c.as_str())),
-                "ann's cards on {subject}: {text}"
-            );
+        assert!(
+            !(subject.starts_with("scoop.node.") && text.contains("\"type\":\"events\"")),
+            "a change sent to one socket, not its audience: {text}"
+        );
+        // Only a seat's subject and one node's sockets' frames may carry cards at all; bob's
+        // never carry ann's (she folded or won without a showdown).
+        let private = subject.starts_with("scoop.node.") || subject.contains(".view.seat");
+        if !private {
+            assert!(!text.contains("\"cards\":["), "cards on {subject}: {text}");
         }
+        assert!(
+            ann_hand.iter().all(|c| !text.contains(c.as_str())),
+            "ann's cards on {subject}: {text}"
+        );
     }
 
     // The dealing node dies: the table is dealt on the gateway's node now, which tells the
@@ -587,4 +618,168 @@ async fn watchers_follow_a_table_that_moves_to_a_joining_node() {
         }
     }
     drop((first, second));
+}
+
+/// The lobby row of `table` as the node at `addr` shows it.
+async fn lobby_row(addr: std::net::SocketAddr, table: &str) -> Option<serde_json::Value> {
+    let body: serde_json::Value = reqwest::get(format!("http://{addr}/api/tables"))
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    body["tables"]
+        .as_array()?
+        .iter()
+        .find(|t| t["id"] == table)
+        .cloned()
+}
+
+/// A node that dies says no goodbye for its sockets: the dealing node lets them go once the
+/// node is no longer live, and its lobby's spectator count falls back.
+#[tokio::test]
+async fn the_sockets_of_a_node_that_died_are_let_go_where_their_table_is_dealt() {
+    use crate::helpers::TestApp;
+    use crate::ws::connect;
+
+    let (pool, url) = fresh_database().await;
+    def::upsert(&pool, &TableDef::new("t", "t", Structure::NoLimit, 5, 10))
+        .await
+        .unwrap();
+    let first = node(&url);
+    wait_healthy(first.1).await;
+    let second = node(&url);
+    wait_healthy(second.1).await;
+    wait_until(
+        Duration::from_secs(30),
+        "the table dealt by the node that wins it",
+        || async { spread_over(&pool, 2, 1).await.is_some() },
+    )
+    .await;
+    let owner = spread_over(&pool, 2, 1).await.unwrap()["t"];
+    let (dealer, mut gateway) = if nodes(&pool).await[0] == owner {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let gateway_app = TestApp {
+        addr: gateway.1,
+        pool: pool.clone(),
+        state: None,
+    };
+    let mut watching = Vec::new();
+    for _ in 0..3 {
+        let mut c = connect(&gateway_app, None).await;
+        c.watch("t").await;
+        watching.push(c);
+    }
+    let spectators = |n: u64| {
+        let addr = dealer.1;
+        move || async move {
+            lobby_row(addr, "t")
+                .await
+                .is_some_and(|row| row["spectators"] == n)
+        }
+    };
+    wait_until(
+        Duration::from_secs(10),
+        "the dealing node counts the gateway's three spectators",
+        spectators(3),
+    )
+    .await;
+    stop(&mut gateway.0);
+    wait_until(
+        Duration::from_secs(30),
+        "the dealing node lets the dead node's sockets go",
+        spectators(0),
+    )
+    .await;
+    drop((dealer, gateway, watching));
+}
+
+/// A node frozen (SIGSTOP) past its leases, then woken: the other node took its tables over
+/// and voided their hands; when it wakes, its late writes are refused, it drops those
+/// tables, nothing is settled twice, and it comes back as a member that gets its share.
+#[tokio::test]
+async fn a_frozen_node_woken_after_its_tables_moved_settles_nothing() {
+    let (pool, url) = fresh_database().await;
+    let ids = practice_tables(&pool).await;
+    let [(first, _), (second, _)] = two_nodes_sharing(&pool, &url).await;
+    let frozen = nodes(&pool).await[0];
+    let theirs: Vec<String> = owners(&pool)
+        .await
+        .into_iter()
+        .filter(|(_, owner)| *owner == frozen)
+        .map(|(table, _)| table)
+        .collect();
+    assert!(!theirs.is_empty(), "the first node deals some tables");
+
+    signal(&first, "-STOP");
+    let frozen_at = db_now(&pool).await;
+    // What it was dealing when it froze, as the database holds it (it writes nothing now).
+    let in_play: Vec<Uuid> =
+        sqlx::query_scalar("SELECT id FROM hands WHERE status = 'running' AND table_id = ANY($1)")
+            .bind(&theirs)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert!(!in_play.is_empty(), "house bots keep hands running");
+    wait_until(
+        Duration::from_secs(30),
+        "the other node deals every table again",
+        || async { dealt_again(&pool, &theirs, frozen_at).await.len() == theirs.len() },
+    )
+    .await;
+    let void = |hands: Vec<Uuid>| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM hands WHERE id = ANY($1) AND status = 'void'",
+            )
+            .bind(&hands)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(
+        void(in_play.clone()).await,
+        in_play.len() as i64,
+        "every hand the frozen node had in play is void"
+    );
+
+    signal(&first, "-CONT");
+    // Awake, it plays on from memory: every write it tries is fenced off. Then it is a live
+    // node again and gets its share of the tables between hands.
+    wait_until(
+        Duration::from_secs(45),
+        "the woken node deals its share again",
+        || async { spread_over(&pool, 2, TABLES).await.is_some() },
+    )
+    .await;
+    assert_eq!(
+        void(in_play.clone()).await,
+        in_play.len() as i64,
+        "no hand of the frozen node was settled after it woke"
+    );
+    let doubled: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT table_id FROM hands WHERE status = 'running' \
+         GROUP BY table_id HAVING count(*) > 1) t",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(doubled, 0, "no table runs two hands at once");
+    let report = audit(&pool).await.unwrap();
+    assert!(report.balanced(), "{report:?}");
+    let _ = ids;
+    drop((first, second));
+}
+
+fn signal(node: &Node, sig: &str) {
+    let status = Command::new("kill")
+        .args([sig, &node.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {sig}");
 }

@@ -65,6 +65,9 @@ pub enum Command {
         /// The invite the watcher came with (a private table checks it again).
         invite: Option<String>,
         out: Outbound,
+        /// Cluster mode: a socket on another node, whose table frames go through the
+        /// table's relay (`out` takes the answers to its requests).
+        remote: Option<super::relay::RemoteSocket>,
     },
     Unwatch {
         conn: ConnId,

@@ -13,10 +13,45 @@ use shared::view::{Viewer, project, table_view};
 use uuid::Uuid;
 
 use super::command::{ConnId, Outbound, Outgoing, player_id};
+use super::relay::{Holds, Relayed, RemoteSocket};
+
+/// Where a watcher's messages go.
+enum Sink {
+    /// A socket on this node: its queue.
+    Local(Outbound),
+    /// A socket on another node (cluster mode): the table's relay to NATS.
+    Remote(RemoteSocket),
+}
+
+impl Sink {
+    fn has_room(&self) -> bool {
+        match self {
+            Sink::Local(out) => out.capacity() > 0,
+            Sink::Remote(r) => r.relay.capacity() > 0,
+        }
+    }
+
+    /// Queues one message; `false` when the queue is full (the watcher is behind). A
+    /// snapshot names the view it gives (`holds`), which a remote socket's gateway keeps.
+    fn send(&self, text: Utf8Bytes, holds: Holds) -> bool {
+        match self {
+            Sink::Local(out) => out.try_send(Outgoing::Frame(text)).is_ok(),
+            Sink::Remote(r) => r
+                .relay
+                .try_send(Relayed::Socket {
+                    gateway: r.gateway,
+                    conn: r.conn,
+                    holds,
+                    text,
+                })
+                .is_ok(),
+        }
+    }
+}
 
 struct Watcher {
     account: Option<Uuid>,
-    out: Outbound,
+    sink: Sink,
     /// A message was dropped because the connection fell behind: it gets the current
     /// snapshot once it has room again, and nothing until then.
     stale: bool,
@@ -155,35 +190,53 @@ struct Audience {
     view: TableView,
     change: Option<Utf8Bytes>,
     snapshot: Option<Utf8Bytes>,
+    /// Whether the change went to the relay, once, for every remote socket holding its
+    /// base (cluster mode).
+    relayed: Option<bool>,
 }
 
 /// The chat backlog after a snapshot. Best effort: an old chat line that does not fit in a
 /// full queue is not worth marking the watcher behind for (it would get the snapshot again).
-fn send_backlog(chat: &VecDeque<Utf8Bytes>, out: &Outbound) {
+fn send_backlog(chat: &VecDeque<Utf8Bytes>, sink: &Sink) {
     for line in chat {
-        if out.try_send(Outgoing::Frame(line.clone())).is_err() {
+        if !sink.send(line.clone(), None) {
             return;
         }
     }
 }
 
 impl Watchers {
-    /// Every watcher's connection, account and queue, leaving none: the table moved to
-    /// another node, and they watch it there now.
+    /// This node's watchers' connections, accounts and queues, leaving none: the table moved
+    /// to another node, and they watch it there now. Other nodes' sockets are let go: their
+    /// gateways hear of the move and watch it there themselves.
     pub fn take_all(&mut self) -> Vec<(ConnId, Option<Uuid>, Outbound)> {
         self.sent.clear();
         self.map
             .drain()
-            .map(|(conn, w)| (conn, w.account, w.out))
+            .filter_map(|(conn, w)| match w.sink {
+                Sink::Local(out) => Some((conn, w.account, out)),
+                Sink::Remote(_) => None,
+            })
             .collect()
     }
 
-    pub fn add(&mut self, conn: ConnId, account: Option<Uuid>, out: Outbound) {
+    /// A watcher on this node (`out`), or on another one (`remote`).
+    pub fn add(
+        &mut self,
+        conn: ConnId,
+        account: Option<Uuid>,
+        out: Outbound,
+        remote: Option<RemoteSocket>,
+    ) {
+        let sink = match remote {
+            Some(remote) => Sink::Remote(remote),
+            None => Sink::Local(out),
+        };
         self.map.insert(
             conn,
             Watcher {
                 account,
-                out,
+                sink,
                 stale: false,
                 holds: None,
             },
@@ -229,7 +282,7 @@ impl Watchers {
         let Watchers { map, chat, sent } = self;
         for players_pass in [true, false] {
             for w in map.values_mut() {
-                if w.stale && w.out.capacity() == 0 {
+                if w.stale && !w.sink.has_room() {
                     continue;
                 }
                 let viewer = frame.viewer(w.account);
@@ -240,6 +293,7 @@ impl Watchers {
                     view,
                     change,
                     snapshot,
+                    relayed,
                 } = match audiences.iter().position(|(v, _)| *v == viewer) {
                     Some(n) => &mut audiences[n].1,
                     None => {
@@ -247,6 +301,7 @@ impl Watchers {
                             view: frame.view(viewer),
                             change: None,
                             snapshot: None,
+                            relayed: None,
                         };
                         let n = audiences.len();
                         audiences.push((viewer, audience));
@@ -267,12 +322,30 @@ impl Watchers {
                     }),
                 }
                 .clone();
+                let sent_ok = match (&w.sink, base) {
+                    // The same change for every remote socket of the audience: relayed once,
+                    // and each gateway passes it to its sockets that hold the base.
+                    (Sink::Remote(r), Some((since, _))) => *relayed.get_or_insert_with(|| {
+                        r.relay
+                            .try_send(Relayed::Audience {
+                                viewer,
+                                since: *since,
+                                seq: frame.seq,
+                                text,
+                            })
+                            .is_ok()
+                    }),
+                    (sink, _) => {
+                        let holds = base.is_none().then_some((viewer, Some(frame.seq)));
+                        sink.send(text, holds)
+                    }
+                };
                 let snapshot = base.is_none();
-                w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
+                w.stale = !sent_ok;
                 if !w.stale {
                     w.holds = Some((viewer, frame.seq));
                     if snapshot && frame.sees_the_game(viewer) {
-                        send_backlog(chat, &w.out);
+                        send_backlog(chat, &w.sink);
                     }
                 }
             }
@@ -295,25 +368,26 @@ impl Watchers {
         let viewer = frame.viewer(w.account);
         let view = frame.view(viewer);
         let text = frame.snapshot(viewer, &view);
-        w.stale = w.out.try_send(Outgoing::Frame(text)).is_err();
-        if w.stale {
-            return;
-        }
         // The next change is measured from the audience's last view: this watcher follows
-        // it if that is what it was just sent. Otherwise the table changed without a
+        // it if that is what it is sent now. Otherwise the table changed without a
         // broadcast; this view becomes the audience's base if none was sent at this `seq`
         // (anyone holding the older one gets a snapshot next time), else this watcher
         // gets one.
-        w.holds = match self.sent.get(&viewer) {
-            Some((seq, held)) if *held == view => Some((viewer, *seq)),
-            Some((seq, _)) if *seq == frame.seq => None,
-            _ => {
-                self.sent.insert(viewer, (frame.seq, view));
-                Some((viewer, frame.seq))
-            }
+        let (holds, new_base) = match self.sent.get(&viewer) {
+            Some((seq, held)) if *held == view => (Some(*seq), false),
+            Some((seq, _)) if *seq == frame.seq => (None, false),
+            _ => (Some(frame.seq), true),
         };
+        w.stale = !w.sink.send(text, Some((viewer, holds)));
+        if w.stale {
+            return;
+        }
+        if new_base {
+            self.sent.insert(viewer, (frame.seq, view));
+        }
+        w.holds = holds.map(|seq| (viewer, seq));
         if frame.sees_the_game(viewer) {
-            send_backlog(&self.chat, &w.out);
+            send_backlog(&self.chat, &w.sink);
         }
     }
 
@@ -321,7 +395,7 @@ impl Watchers {
     /// spectators, only the seated players), kept for the backlog.
     pub fn chat(&mut self, line: Utf8Bytes, reads: impl Fn(Option<Uuid>) -> bool) {
         for w in self.map.values_mut() {
-            if reads(w.account) && w.out.try_send(Outgoing::Frame(line.clone())).is_err() {
+            if reads(w.account) && !w.sink.send(line.clone(), None) {
                 w.stale = true;
             }
         }
@@ -334,8 +408,7 @@ impl Watchers {
     /// A message to every socket of one account (the host's panel, a removal notice).
     pub fn send_to(&mut self, account: Uuid, text: &Utf8Bytes) {
         for w in self.map.values_mut() {
-            if w.account == Some(account) && w.out.try_send(Outgoing::Frame(text.clone())).is_err()
-            {
+            if w.account == Some(account) && !w.sink.send(text.clone(), None) {
                 w.stale = true;
             }
         }
@@ -346,7 +419,7 @@ impl Watchers {
         self.map.retain(|_, w| {
             let kept = keep(w.account);
             if !kept {
-                let _ = w.out.try_send(Outgoing::Frame(notice.clone()));
+                let _ = w.sink.send(notice.clone(), None);
             }
             kept
         });
@@ -355,7 +428,7 @@ impl Watchers {
     /// The same message to everyone (chat, notices); a full queue marks the watcher behind.
     pub fn send_all(&mut self, text: &Utf8Bytes) {
         for w in self.map.values_mut() {
-            if w.out.try_send(Outgoing::Frame(text.clone())).is_err() {
+            if !w.sink.send(text.clone(), None) {
                 w.stale = true;
             }
         }
@@ -426,7 +499,7 @@ mod tests {
         queue: usize,
     ) -> mpsc::Receiver<Outgoing> {
         let (out, rx) = mpsc::channel(queue);
-        w.add(conn, account.map(Uuid::from_u128), out);
+        w.add(conn, account.map(Uuid::from_u128), out, None);
         rx
     }
 
@@ -476,6 +549,82 @@ mod tests {
         assert!(!w.is_stale(100));
         // The rest of the crowd is still behind and still costs nothing.
         assert_eq!(more, 4);
+    }
+
+    #[test]
+    fn other_nodes_get_each_change_once_per_audience_and_their_snapshots_one_by_one() {
+        use super::super::relay::{Relayed, RemoteSocket};
+        let table = table();
+        let mut w = Watchers::default();
+        let (relay, mut relayed) = mpsc::channel(64);
+        let gateway = Uuid::from_u128(7);
+        // Seat 0's player and three spectators on another node, one spectator here.
+        for (conn, account) in [(1, Some(1)), (2, None), (3, None), (4, None)] {
+            let remote = RemoteSocket {
+                gateway,
+                conn: 100 + conn,
+                relay: relay.clone(),
+            };
+            let (out, _) = mpsc::channel(4);
+            w.add(conn, account.map(Uuid::from_u128), out, Some(remote));
+        }
+        let mut local = watch(&mut w, 5, None, 64);
+        w.broadcast(&frame(&table, 1), &[]);
+        // First, a snapshot each, saying which view it holds.
+        let mut snapshots = Vec::new();
+        while let Ok(item) = relayed.try_recv() {
+            let Relayed::Socket {
+                gateway: g,
+                conn,
+                holds,
+                text,
+            } = item
+            else {
+                panic!("a change before any snapshot");
+            };
+            assert_eq!(g, gateway);
+            assert!(text.contains("\"snapshot\""), "{text}");
+            snapshots.push((conn, holds));
+        }
+        snapshots.sort_by_key(|(conn, _)| *conn);
+        assert_eq!(
+            snapshots,
+            vec![
+                (101, Some((Viewer::Seat(0), Some(1)))),
+                (102, Some((Viewer::Spectator, Some(1)))),
+                (103, Some((Viewer::Spectator, Some(1)))),
+                (104, Some((Viewer::Spectator, Some(1)))),
+            ]
+        );
+        // Then each change once for seat 0 and once for the three spectators.
+        w.broadcast(&frame(&table, 2), &[]);
+        let mut audiences = Vec::new();
+        while let Ok(item) = relayed.try_recv() {
+            let Relayed::Audience {
+                viewer,
+                since,
+                seq,
+                text,
+            } = item
+            else {
+                panic!("a socket's own message for a change");
+            };
+            assert!(text.contains("\"events\""), "{text}");
+            audiences.push((viewer, since, seq));
+        }
+        audiences.sort_by_key(|(v, _, _)| matches!(v, Viewer::Spectator));
+        assert_eq!(
+            audiences,
+            vec![(Viewer::Seat(0), 1, 2), (Viewer::Spectator, 1, 2)]
+        );
+        // The spectator here is sent its own, the same change.
+        let local_change = text(
+            local
+                .try_recv()
+                .and_then(|_| local.try_recv())
+                .expect("a change"),
+        );
+        assert!(local_change.contains("\"since\":1"), "{local_change}");
     }
 
     fn message(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {

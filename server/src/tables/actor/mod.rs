@@ -25,6 +25,7 @@ mod idle;
 pub mod ledger;
 mod lobby;
 mod progress;
+pub mod relay;
 mod requests;
 mod seats;
 #[cfg(test)]
@@ -221,6 +222,7 @@ impl TableActor {
                 }
             }
             if self.lost || self.ledger.fenced() {
+                self.metrics.tables_lost.inc();
                 tracing::warn!(table = %self.id, hand = ?self.hand.as_ref().map(|h| h.id), "table taken over by another process; stopping here");
                 self.hand_over();
                 break;
@@ -318,12 +320,13 @@ impl TableActor {
                 account,
                 invite,
                 out,
+                remote,
             } => {
                 let account = account.map(|a| a.id);
                 if self.refuse_outsider(account, invite.as_deref(), &out) {
                     return;
                 }
-                self.watchers.add(conn, account, out);
+                self.watchers.add(conn, account, out, remote);
                 // The lobby's spectator count first, so it is current once the watcher hears.
                 self.publish_lobby();
                 self.send_snapshot(conn);
