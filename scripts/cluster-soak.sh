@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cluster soak (issue 17): NODES release `scoop serve --nats` processes on this machine's
 # Postgres and NATS, TABLES practice tables whose house bots play by themselves. Then:
-#   1. kill -9 one node mid-play: how long until each of its tables deals again (p50/max);
+#   1. kill -9 one node mid-play: how long until each of its tables deals again (p50/max),
+#      while BOTS `scoop bots` players connected to that node (on tables dealt by every
+#      node) lose their connection: each must connect again to another node and play on;
 #   2. a rolling restart of every node, one after another (SIGTERM, start again): hands voided;
 #   3. `scoop audit`, hands left running, hands settled per second over the whole run.
 # Usage: scripts/cluster-soak.sh [NODES=3] [TABLES=300]
@@ -12,6 +14,9 @@ tables=${2:-300}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 base_url=${SCOOP_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 nats_url=${SCOOP_TEST_NATS_URL:-nats://127.0.0.1:4222}
+bots=${SCOOP_SOAK_BOTS:-60}
+port=$((20000 + $$ % 20000))
+url() { echo "http://127.0.0.1:$((port + $1))"; }
 
 cargo build --release -p server >/dev/null
 scoop=$CARGO_TARGET_DIR/release/scoop
@@ -34,8 +39,10 @@ for i in $(seq 0 $((tables - 1))); do
 done >"$work/tables.toml"
 
 start() {
-    DATABASE_URL=$db_url SCOOP_NATS_URL=$nats_url SCOOP_BIND=127.0.0.1:0 SCOOP_METRICS_BIND=127.0.0.1:0 \
+    DATABASE_URL=$db_url SCOOP_NATS_URL=$nats_url SCOOP_BIND=127.0.0.1:$((port + $1)) SCOOP_METRICS_BIND=127.0.0.1:0 \
         SCOOP_TABLES=$work/tables.toml SCOOP_SHUTDOWN_GRACE_SECS=60 RUST_LOG=warn \
+        SCOOP_ALLOWED_ORIGINS="$(url "$nodes")" SCOOP_AUTH_PER_MINUTE=1000000 \
+        SCOOP_MAX_CONNECTIONS_PER_IP=1000000 SCOOP_MAX_WEBSOCKETS_PER_IP=1000000 \
         "$scoop" serve >>"$work/node$1.log" 2>&1 &
     pid[$1]=$!
 }
@@ -50,14 +57,24 @@ wait_all_owned() {
 }
 
 t0=$(q "select extract(epoch from now())")
-start 1
-sleep 2
-for n in $(seq 2 "$nodes"); do start "$n"; done
+# One after another, each counted live before the next starts: the newest node in
+# `cluster_nodes` must be the last process started, the one step 1 kills.
+for n in $(seq 1 "$nodes"); do
+    start "$n"
+    until [ "$(q "select count(*) from cluster_nodes where expires_at > now()")" = "$n" ]; do sleep 0.2; done
+done
 wait_all_owned
 sleep 20
 echo "$nodes nodes, $tables tables: $(q "select count(*) from cluster_nodes where expires_at > now()") live, tables per node: $(q "select string_agg(c::text, ' ' order by c desc) from (select count(*) c from table_leases where expires_at > now() group by node) x")"
 
-# 1. kill -9 the newest node.
+# 1. kill -9 the newest node, with socket bots connected to it.
+bot_tables=$(q "select string_agg(id, ',') from (select id from poker_tables order by id limit $(((bots + 2) / 3))) x")
+others=()
+for n in $(seq 1 $((nodes - 1))); do others+=(--reconnect-to "$(url "$n")"); done
+"$scoop" bots --url "$(url "$nodes")" "${others[@]}" --tables "$bot_tables" --per-table 3 \
+    --seconds 45 --think-ms 300-1000 >"$work/bots.json" 2>"$work/bots.log" &
+bots_pid=$!
+sleep 15
 victim=$(q "select node from cluster_nodes where expires_at > now() order by started_at desc limit 1")
 lost_ids=$(q "select string_agg(quote_literal(table_id), ',') from table_leases where node = '$victim'")
 lost=$(q "select count(*) from table_leases where node = '$victim'")
@@ -74,6 +91,12 @@ q "with firsts as (select table_id, min(extract(epoch from started_at)) - $kille
    select 'kill -9 of one node: ' || $lost || ' tables lost, ' || count(*) || ' dealing again; after p50 '
           || round((percentile_cont(0.5) within group (order by s))::numeric * 1000) || ' ms, max '
           || round(max(s)::numeric * 1000) || ' ms' from firsts"
+q "with firsts as (select table_id, min(extract(epoch from started_at)) - $killed_at as s from hands
+                   where table_id in ($lost_ids) and started_at > to_timestamp($killed_at) group by table_id)
+   select '  the last five: ' || string_agg(table_id || ' ' || round(s::numeric * 1000) || ' ms', ', ' order by s desc)
+   from (select * from firsts order by s desc limit 5) x"
+wait "$bots_pid" || true
+echo "socket bots on the killed node: $(grep -o '"connections": [0-9]*' "$work/bots.json"), $(grep -o '"connections_lost": [0-9]*' "$work/bots.json"), $(grep -o '"reconnected": [0-9]*' "$work/bots.json"), $(grep -o '"errors": [0-9]*' "$work/bots.json"), $(grep -o '"hands": [0-9]*' "$work/bots.json")"
 start "$nodes"
 wait_all_owned
 sleep 10

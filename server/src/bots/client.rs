@@ -62,6 +62,9 @@ pub struct Options {
     /// Sockets that connect and then only answer the server's pings (a page open on the
     /// lobby): what an idle connection costs the server.
     pub idle: usize,
+    /// Other base URLs (a cluster's other nodes): a bot whose connection is lost connects
+    /// again to the next of `url` and these and plays on. Empty: a lost connection stops it.
+    pub reconnect_to: Vec<String>,
 }
 
 #[derive(Default)]
@@ -70,6 +73,9 @@ struct Stats {
     hands: u64,
     actions: u64,
     errors: u64,
+    /// Connections lost, and connected again (`reconnect_to`).
+    lost: u64,
+    reconnected: u64,
     /// Text frames and their bytes received by all bots in the window.
     frames: u64,
     bytes: u64,
@@ -97,6 +103,9 @@ pub struct Report {
     pub action_to_broadcast_p99_ms: f64,
     pub action_to_broadcast_max_ms: f64,
     pub errors: u64,
+    /// Bots' connections lost while playing, and connected again (to another node).
+    pub connections_lost: u64,
+    pub reconnected: u64,
     /// What the server sent the players, all bots together, in the window.
     pub frames_received: u64,
     pub bytes_received: u64,
@@ -229,6 +238,8 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         action_to_broadcast_p99_ms: pct(0.99),
         action_to_broadcast_max_ms: pct(1.0),
         errors: s.errors,
+        connections_lost: s.lost,
+        reconnected: s.reconnected,
         frames_received: s.frames,
         bytes_received: s.bytes,
         bytes_per_hand: s.bytes / s.hands.max(1),
@@ -335,6 +346,9 @@ async fn register(http: &reqwest::Client, url: &str) -> Result<String, BotError>
         .to_string())
 }
 
+/// Plays until the end of the window; with `reconnect_to`, a lost connection is made again
+/// (to the next node, every 200 ms until one answers) and the bot plays on from the
+/// snapshot it gets, in the seat it kept.
 async fn bot(
     opts: &Options,
     table: &str,
@@ -343,11 +357,65 @@ async fn bot(
     measured: std::ops::Range<Instant>,
     stats: &Mutex<Stats>,
 ) -> Result<(), BotError> {
-    let ws_url = format!("{}/ws", opts.url.replacen("http", "ws", 1));
+    let urls: Vec<&str> = std::iter::once(opts.url.as_str())
+        .chain(opts.reconnect_to.iter().map(String::as_str))
+        .collect();
+    let mut next = 0;
+    let mut lost = false;
+    loop {
+        let url = urls[next % urls.len()];
+        let mut connected = false;
+        let played = session(
+            opts,
+            url,
+            table,
+            cookie,
+            counts_hands,
+            measured.clone(),
+            stats,
+            &mut connected,
+        )
+        .await;
+        if connected && lost {
+            lost = false;
+            if let Ok(mut s) = stats.lock() {
+                s.reconnected += 1;
+            }
+        }
+        let error = match played {
+            Ok(()) => return Ok(()),
+            Err(e) if urls.len() == 1 || Instant::now() >= measured.end => return Err(e),
+            Err(e) => e,
+        };
+        if connected {
+            tracing::info!(%table, %url, %error, "bot lost its connection; connecting again");
+            lost = true;
+            if let Ok(mut s) = stats.lock() {
+                s.lost += 1;
+            }
+        }
+        next += 1;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn session(
+    opts: &Options,
+    url: &str,
+    table: &str,
+    cookie: &str,
+    counts_hands: bool,
+    measured: std::ops::Range<Instant>,
+    stats: &Mutex<Stats>,
+    connected: &mut bool,
+) -> Result<(), BotError> {
+    let ws_url = format!("{}/ws", url.replacen("http", "ws", 1));
     let mut request = ws_url.into_client_request()?;
     if let Ok(v) = HeaderValue::from_str(cookie) {
         request.headers_mut().insert("cookie", v);
     }
+    // The page's origin, whichever node the socket reaches (as behind a balancer).
     if let Ok(v) = HeaderValue::from_str(&opts.url) {
         request.headers_mut().insert("origin", v);
     }
@@ -358,6 +426,7 @@ async fn bot(
         .write_buffer_size(WRITE_BUFFER);
     let (mut ws, _) =
         tokio_tungstenite::connect_async_with_config(request, Some(config), true).await?;
+    *connected = true;
     let send =
         |msg: &ClientMessage| Message::Text(serde_json::to_string(msg).unwrap_or_default().into());
     ws.send(send(&ClientMessage::Watch {

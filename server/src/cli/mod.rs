@@ -86,6 +86,11 @@ enum Command {
         /// left open on the lobby).
         #[arg(long, default_value_t = 0)]
         idle: usize,
+        /// When a bot's connection is lost, it connects again, to the next of `--url` and
+        /// these (other nodes of a cluster), and plays on in its seat. Without any, a lost
+        /// connection stops the bot and counts as an error.
+        #[arg(long)]
+        reconnect_to: Vec<String>,
     },
     /// Check that balances + chips on tables + rake collected = chips granted.
     Audit {
@@ -227,6 +232,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             think_ms,
             spectators,
             idle,
+            reconnect_to,
         } => runtime()?.block_on(async {
             init_logs(false);
             let report = server::bots::client::run(server::bots::client::Options {
@@ -238,6 +244,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 warmup: Duration::from_secs(warmup),
                 spectators,
                 idle,
+                reconnect_to,
             })
             .await?;
             println!("{}", serde_json::to_string_pretty(&report)?);

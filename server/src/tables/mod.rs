@@ -17,6 +17,8 @@ use sqlx::PgPool;
 use tokio::sync::{RwLock, broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
+use futures_util::StreamExt;
+
 use crate::chips;
 use crate::cluster::Cluster;
 use crate::hand_writer::HandWriter;
@@ -30,6 +32,9 @@ use home::{Access, Home, HomeError, Limits};
 /// Commands waiting for one table; a full queue means the table is overloaded and the
 /// sender is told so rather than kept waiting.
 pub const COMMAND_QUEUE: usize = 256;
+
+/// Tables loaded at once by one look at the open tables (`Tables::sync`).
+const LOADING_AT_ONCE: usize = 8;
 
 struct TableHandle {
     tx: mpsc::Sender<Command>,
@@ -239,18 +244,27 @@ impl Tables {
             live.as_deref()
                 .is_none_or(|live| lease::rendezvous(id, live) == Some(self.node))
         };
-        let missing: Vec<&TableDef> = {
+        let missing: Vec<TableDef> = {
             let tables = self.tables.read().await;
             open.iter()
                 .filter(|d| !tables.contains_key(&d.id) && mine(&d.id))
+                .cloned()
                 .collect()
         };
-        for d in missing {
-            if self.stopping.load(Ordering::Acquire) {
-                break;
-            }
-            // Loaded without the registry's lock: every other table's lookups go on meanwhile.
-            let handle = match self.spawn(d).await {
+        // Loaded a few at once and without the registry's lock: a node taking over a dead
+        // node's tables must not make the last of them wait for every other one's database
+        // round trips, and every other table's lookups go on meanwhile.
+        let mut loading = futures_util::stream::iter(missing)
+            .map(|d| async move {
+                let spawned = match self.stopping.load(Ordering::Acquire) {
+                    true => Ok(None),
+                    false => self.spawn(&d).await,
+                };
+                (d, spawned)
+            })
+            .buffer_unordered(LOADING_AT_ONCE);
+        while let Some((d, spawned)) = loading.next().await {
+            let handle = match spawned {
                 Ok(Some(handle)) => handle,
                 Ok(None) => {
                     tracing::debug!(table = %d.id, "another process holds this table");
@@ -266,12 +280,13 @@ impl Tables {
                 // The shutdown began while it loaded: it must not deal (its `drain` is over).
                 let (done, _) = oneshot::channel();
                 let _ = handle.tx.try_send(Command::Drain { done });
-                break;
+                continue;
             }
             tables.insert(d.id.clone(), handle);
             self.metrics.tables.inc();
             tracing::info!(table = %d.id, "table open");
         }
+        drop(loading);
         let mut tables = self.tables.write().await;
         for (id, handle) in tables.iter_mut() {
             if !handle.closing && !handle.moving && !mine(id) {
