@@ -5,7 +5,8 @@
 #      while BOTS `scoop bots` players connected to that node (on tables dealt by every
 #      node) lose their connection: each must connect again to another node and play on;
 #   2. a rolling restart of every node, one after another (SIGTERM, start again): hands voided;
-#   3. `scoop audit`, hands left running, hands settled per second over the whole run.
+#   3. hands settled per second over the whole run; then every node stopped with SIGTERM
+#      (each finishes its hands): hands left running (none) and `scoop audit`.
 # Usage: scripts/cluster-soak.sh [NODES=3] [TABLES=300]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,7 +62,8 @@ t0=$(q "select extract(epoch from now())")
 # `cluster_nodes` must be the last process started, the one step 1 kills.
 for n in $(seq 1 "$nodes"); do
     start "$n"
-    until [ "$(q "select count(*) from cluster_nodes where expires_at > now()")" = "$n" ]; do sleep 0.2; done
+    # (The first node creates the tables: until then the query fails, quietly.)
+    until [ "$(q "select count(*) from cluster_nodes where expires_at > now()" 2>/dev/null)" = "$n" ]; do sleep 0.2; done
 done
 wait_all_owned
 sleep 20
@@ -119,4 +121,7 @@ q "select 'hands settled: ' || count(*) || ' in ' || round(extract(epoch from no
           || (select count(*) from hands where status = 'running') || ' (at most one per table: '
           || (select coalesce(max(c), 0) from (select count(*) c from hands where status = 'running' group by table_id) x)
           || '); void in all: $void_after' from hands where status = 'complete'"
+for n in $(seq 1 "$nodes"); do kill -TERM "${pid[$n]}"; done
+for n in $(seq 1 "$nodes"); do wait "${pid[$n]}" || true; unset "pid[$n]"; done
+echo "every node stopped with SIGTERM: $(q "select count(*) from hands where status = 'running'") hands left running, $(q "select count(*) from hands where status = 'void'") void in all"
 DATABASE_URL=$db_url "$scoop" audit
