@@ -506,6 +506,10 @@ async fn session(
             }
             ServerMessage::Error { code, message, .. } => {
                 tracing::debug!(%table, ?code, %message, "refused");
+                // A top-up or sit-in refused because the table was moving is asked again.
+                if code == shared::protocol::ErrorCode::DatabaseUnavailable {
+                    asked = None;
+                }
                 // A refused sit is most likely a seat someone else took first: try another
                 // now, from the last view (no further message may come while the table waits
                 // for a player). Any other refusal waits for the next update: answering it

@@ -1,10 +1,10 @@
 //! The side of a node holding sockets that watch a table dealt on another node: a proxy task
 //! per such table takes the sockets' commands as the table's own task would and sends each to
-//! the dealing node (in order). What comes back goes to the sockets' queues: a change once
-//! per audience this node's sockets are in (subscribed while one of them is), passed to each
-//! socket that holds the view it starts from, as the table's own fan-out does; and what is
-//! for one socket alone, on this node's subject. A socket that misses a change asks the
-//! dealing node for a snapshot.
+//! the dealing node (in order). What comes back goes to the sockets' queues: each change
+//! once per audience (the proxy takes all the table's audiences), passed to each socket that
+//! holds the view it starts from, as the table's own fan-out does; and what is for one socket
+//! alone, on this node's subject. A socket that misses a change watches the table again,
+//! which brings it a snapshot.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use shared::view::Viewer;
 use tokio::sync::mpsc;
 
 use super::Cluster;
-use super::wire::{self, Holds, Remote, RemoteCommand, SocketFrame};
+use super::wire::{self, Mark, Remote, RemoteCommand, SocketFrame};
 use crate::tables::COMMAND_QUEUE;
 use crate::tables::actor::{Account, Command, ConnId, Outbound, Outgoing, RequestError};
 
@@ -34,10 +34,12 @@ struct Watcher {
 struct Follower {
     out: Outbound,
     /// The audience it follows and the `seq` of the view it holds there, as its last
-    /// snapshot said (`None` before the first).
-    held: Holds,
+    /// snapshot said (`None` before the first, and once the table let it go).
+    held: Option<(Viewer, Option<u64>)>,
     /// It missed a message (its queue was full, or a change never came): it gets a snapshot.
     behind: bool,
+    /// A snapshot has been asked for it and has not come yet.
+    asked: bool,
 }
 
 /// The last change heard for one audience.
@@ -47,14 +49,14 @@ struct LastChange {
     text: Utf8Bytes,
 }
 
-/// This node's sockets following tables dealt elsewhere, and the audiences subscribed to.
+/// This node's sockets following tables dealt elsewhere.
 #[derive(Default)]
 pub(super) struct Following {
     tables: HashMap<String, HashMap<ConnId, Follower>>,
-    /// Each audience subscribed to, with the last change heard there: a snapshot and the
-    /// change made from it come on different subjects, which need not be read in order, so
-    /// a snapshot read after its change is followed by it.
-    audiences: HashMap<(String, Viewer), Option<LastChange>>,
+    /// Each audience's last change: a snapshot and the change made from it come on different
+    /// subjects, which need not be read in order, so a snapshot read after its change is
+    /// followed by it.
+    last: HashMap<(String, Viewer), LastChange>,
 }
 
 impl Following {
@@ -63,6 +65,7 @@ impl Following {
             out,
             held: None,
             behind: false,
+            asked: false,
         };
         self.tables
             .entry(table.to_string())
@@ -75,11 +78,13 @@ impl Following {
             followers.remove(&conn);
             if followers.is_empty() {
                 self.tables.remove(table);
+                self.last.retain(|(t, _), _| t != table);
             }
         }
     }
 
-    /// The table moved: every socket waits for its new owner's snapshot.
+    /// The table moved: every socket waits for its new owner's snapshot, and the last owner's
+    /// changes (counted from its own `seq`) are forgotten.
     fn reset(&mut self, table: &str) {
         for f in self
             .tables
@@ -89,43 +94,59 @@ impl Following {
         {
             f.held = None;
             f.behind = false;
+            f.asked = false;
         }
+        self.last.retain(|(t, _), _| t != table);
     }
 
-    /// A frame for one socket. Returns the audience to subscribe to, when a snapshot puts
-    /// the socket in one nobody here followed.
-    fn socket_frame(&mut self, frame: SocketFrame<'_>) -> Option<Viewer> {
-        let f = self.tables.get_mut(frame.table)?.get_mut(&frame.conn)?;
-        let sent = f.out.try_send(Outgoing::Frame(frame.text.into())).is_ok();
-        let Some((viewer, seq)) = frame.holds else {
-            f.behind |= !sent;
-            return None;
+    /// A frame for one socket. Returns whether the socket is to watch the table again (the
+    /// table forgot it).
+    fn socket_frame(&mut self, frame: SocketFrame<'_>) -> bool {
+        let Some(f) = self
+            .tables
+            .get_mut(frame.table)
+            .and_then(|t| t.get_mut(&frame.conn))
+        else {
+            return false;
         };
+        let (viewer, seq) = match frame.mark {
+            Mark::WatchAgain => {
+                f.held = None;
+                f.asked = true;
+                return true;
+            }
+            Mark::LetGo => {
+                f.held = None;
+                f.behind = false;
+                let _ = f.out.try_send(Outgoing::Frame(frame.text.into()));
+                return false;
+            }
+            Mark::Plain => {
+                if f.out.try_send(Outgoing::Frame(frame.text.into())).is_err() {
+                    f.behind = true;
+                }
+                return false;
+            }
+            Mark::Holds(viewer, seq) => (viewer, seq),
+        };
+        let sent = f.out.try_send(Outgoing::Frame(frame.text.into())).is_ok();
         f.held = Some((viewer, seq));
         f.behind = !sent;
-        let key = (frame.table.to_string(), viewer);
-        match self.audiences.get(&key) {
-            None => {
-                self.audiences.insert(key, None);
-                Some(viewer)
-            }
-            Some(last) => {
-                if let (true, Some(seq), Some(last)) = (sent, seq, last)
-                    && last.since == seq
-                {
-                    match f.out.try_send(Outgoing::Frame(last.text.clone())) {
-                        Ok(()) => f.held = Some((viewer, Some(last.seq))),
-                        Err(_) => f.behind = true,
-                    }
-                }
-                None
+        f.asked = false;
+        if let (true, Some(seq), Some(last)) =
+            (sent, seq, self.last.get(&(frame.table.to_string(), viewer)))
+            && last.since == seq
+        {
+            match f.out.try_send(Outgoing::Frame(last.text.clone())) {
+                Ok(()) => f.held = Some((viewer, Some(last.seq))),
+                Err(_) => f.behind = true,
             }
         }
+        false
     }
 
     /// A change for one audience, to each socket in it holding its base. Returns the sockets
-    /// that need a snapshot, or `None` when no socket here is in the audience any more (its
-    /// subscription ends).
+    /// that need a snapshot (each asked once until it comes).
     fn change(
         &mut self,
         table: &str,
@@ -133,17 +154,11 @@ impl Following {
         since: u64,
         seq: u64,
         text: Utf8Bytes,
-    ) -> Option<Vec<ConnId>> {
-        let key = (table.to_string(), viewer);
-        let followers = self
-            .tables
-            .get_mut(table)
-            .filter(|t| t.values().any(|f| f.held.is_some_and(|(v, _)| v == viewer)));
-        let Some(followers) = followers else {
-            self.audiences.remove(&key);
-            return None;
-        };
+    ) -> Vec<ConnId> {
         let mut resync = Vec::new();
+        let Some(followers) = self.tables.get_mut(table) else {
+            return resync;
+        };
         for (&conn, f) in followers.iter_mut() {
             let Some((v, held)) = f.held else { continue };
             if v != viewer {
@@ -162,15 +177,16 @@ impl Following {
                 (false, None) => {}
                 _ => {
                     f.behind = true;
-                    if f.out.capacity() > 0 {
+                    if f.out.capacity() > 0 && !f.asked {
+                        f.asked = true;
                         resync.push(conn);
                     }
                 }
             }
         }
-        self.audiences
-            .insert(key, Some(LastChange { since, seq, text }));
-        Some(resync)
+        self.last
+            .insert((table.to_string(), viewer), LastChange { since, seq, text });
+        resync
     }
 }
 
@@ -205,62 +221,17 @@ impl Cluster {
                     tracing::warn!("an unreadable frame from another node");
                     continue;
                 };
-                let table = frame.table.to_string();
-                let subscribe = match cluster.following.lock() {
+                let (table, conn) = (frame.table.to_string(), frame.conn);
+                let again = match cluster.following.lock() {
                     Ok(mut following) => following.socket_frame(frame),
                     Err(_) => return,
                 };
-                if let Some(viewer) = subscribe {
-                    tokio::spawn(follow_audience(cluster.clone(), table, viewer));
+                if again && let Some(proxy) = cluster.existing_proxy(&table) {
+                    let _ = proxy.try_send(Command::Resync { conn });
                 }
             }
         });
         Ok(())
-    }
-}
-
-/// Takes one audience's changes of a table to this node's sockets in it, until none is.
-async fn follow_audience(cluster: Arc<Cluster>, table: String, viewer: Viewer) {
-    let mut changes = match cluster
-        .nats
-        .subscribe(wire::view_subject(&table, viewer))
-        .await
-    {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(%table, error = %e, "cannot follow the table's changes");
-            forget_audience(&cluster, &table, viewer);
-            return;
-        }
-    };
-    while let Some(message) = changes.next().await {
-        let Some((since, seq, text)) = wire::read_change(&message.payload) else {
-            tracing::warn!(%table, "an unreadable change from another node");
-            continue;
-        };
-        let resync = match cluster.following.lock() {
-            Ok(mut following) => following.change(&table, viewer, since, seq, text.into()),
-            Err(_) => return,
-        };
-        let Some(resync) = resync else {
-            // Nobody here follows it any more (forgotten under the lock, so a socket that
-            // joins it now subscribes afresh).
-            let _ = changes.unsubscribe().await;
-            return;
-        };
-        if let Some(proxy) = cluster.existing_proxy(&table) {
-            for conn in resync {
-                let _ = proxy.try_send(Command::Resync { conn });
-            }
-        }
-    }
-    // NATS ended the subscription: the next snapshot subscribes again.
-    forget_audience(&cluster, &table, viewer);
-}
-
-fn forget_audience(cluster: &Cluster, table: &str, viewer: Viewer) {
-    if let Ok(mut following) = cluster.following.lock() {
-        following.audiences.remove(&(table.to_string(), viewer));
     }
 }
 
@@ -272,6 +243,8 @@ async fn run(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Comman
             None
         }
     };
+    // Every audience of the table, while a socket here watches it.
+    let mut changes: Option<async_nats::Subscriber> = None;
     let mut watchers: HashMap<ConnId, Watcher> = HashMap::new();
     loop {
         let cmd = tokio::select! {
@@ -279,6 +252,23 @@ async fn run(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Comman
                 Some(cmd) => cmd,
                 None => break,
             },
+            Some(message) = async { changes.as_mut()?.next().await } => {
+                let heard = wire::subject_viewer(&message.subject)
+                    .zip(wire::read_change(&message.payload));
+                let Some((viewer, (since, seq, text))) = heard else {
+                    tracing::warn!(%table, "an unreadable change from another node");
+                    continue;
+                };
+                let resync = match cluster.following.lock() {
+                    Ok(mut following) => following.change(&table, viewer, since, seq, text.into()),
+                    Err(_) => return,
+                };
+                for conn in resync {
+                    watch_again(&cluster, &table, conn, &watchers).await;
+                }
+                continue;
+            }
+
             Some(_) = async { moved.as_mut()?.next().await } => {
                 // Dealt on another node now: watch it there (each socket gets a snapshot).
                 if let Ok(mut following) = cluster.following.lock() {
@@ -311,6 +301,11 @@ async fn run(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Comman
                 if let Ok(mut following) = cluster.following.lock() {
                     following.watch(&table, conn, out.clone());
                 }
+                if changes.is_none() {
+                    // Taken before the watch goes out: a change made right after the socket's
+                    // snapshot (a seat's first deal) is never missed for want of it.
+                    changes = follow(&cluster, &table).await;
+                }
                 let watch = Remote::Watch {
                     account: account.clone(),
                     invite: invite.clone(),
@@ -332,12 +327,12 @@ async fn run(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Comman
                 if let Some(w) = watchers.remove(&conn) {
                     send(&cluster, &table, conn, Remote::Unwatch, &w.out).await;
                 }
-            }
-            Command::Resync { conn } => {
-                if let Some(out) = watchers.get(&conn).map(|w| w.out.clone()) {
-                    send(&cluster, &table, conn, Remote::Resync, &out).await;
+                if watchers.is_empty() {
+                    // Nobody here watches it: its changes stop coming here.
+                    changes = None;
                 }
             }
+            Command::Resync { conn } => watch_again(&cluster, &table, conn, &watchers).await,
             Command::Player {
                 account,
                 invite,
@@ -382,6 +377,34 @@ async fn run(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Receiver<Comman
     }
 }
 
+/// The table's changes for every audience.
+async fn follow(cluster: &Cluster, table: &str) -> Option<async_nats::Subscriber> {
+    match cluster.nats.subscribe(wire::views_subject(table)).await {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(%table, error = %e, "cannot follow the table's changes");
+            None
+        }
+    }
+}
+
+/// Has a socket watch the table again: the dealing node sends it a snapshot, or, if it had
+/// forgotten the socket, takes it back (checking its invite again).
+async fn watch_again(
+    cluster: &Cluster,
+    table: &str,
+    conn: ConnId,
+    watchers: &HashMap<ConnId, Watcher>,
+) {
+    if let Some(w) = watchers.get(&conn) {
+        let watch = Remote::Watch {
+            account: w.account.clone(),
+            invite: w.invite.clone(),
+        };
+        send(cluster, table, conn, watch, &w.out).await;
+    }
+}
+
 /// Sends one command to the node dealing the table; when none answers (the table is between
 /// two nodes), the socket is told so and may try again.
 async fn send(cluster: &Cluster, table: &str, conn: ConnId, command: Remote, out: &Outbound) {
@@ -412,17 +435,21 @@ async fn send(cluster: &Cluster, table: &str, conn: ConnId, command: Remote, out
 mod tests {
     use super::*;
 
-    fn snapshot(f: &mut Following, conn: ConnId, viewer: Viewer, seq: u64) -> Option<Viewer> {
-        let text = format!("snapshot {seq}");
+    fn frame(f: &mut Following, conn: ConnId, mark: Mark, text: &str) -> bool {
         f.socket_frame(SocketFrame {
             conn,
             table: "t",
-            holds: Some((viewer, Some(seq))),
-            text: &text,
+            mark,
+            text,
         })
     }
 
-    fn change(f: &mut Following, viewer: Viewer, since: u64, seq: u64) -> Option<Vec<ConnId>> {
+    fn snapshot(f: &mut Following, conn: ConnId, viewer: Viewer, seq: u64) {
+        let text = format!("snapshot {seq}");
+        frame(f, conn, Mark::Holds(viewer, Some(seq)), &text);
+    }
+
+    fn change(f: &mut Following, viewer: Viewer, since: u64, seq: u64) -> Vec<ConnId> {
         f.change("t", viewer, since, seq, format!("change {seq}").into())
     }
 
@@ -435,37 +462,37 @@ mod tests {
     }
 
     #[test]
-    fn a_change_reaches_the_sockets_holding_its_base_and_the_others_ask_for_a_snapshot() {
+    fn a_change_reaches_the_sockets_holding_its_base_and_the_others_ask_for_a_snapshot_once() {
         let mut f = Following::default();
         let (a, mut a_rx) = mpsc::channel(8);
         let (b, mut b_rx) = mpsc::channel(8);
         f.watch("t", 1, a);
         f.watch("t", 2, b);
+        snapshot(&mut f, 1, Viewer::Spectator, 5);
+        snapshot(&mut f, 2, Viewer::Spectator, 4);
+        assert_eq!(change(&mut f, Viewer::Spectator, 5, 6), vec![2]);
         assert_eq!(
-            snapshot(&mut f, 1, Viewer::Spectator, 5),
-            Some(Viewer::Spectator),
-            "the first socket in an audience subscribes to it"
+            change(&mut f, Viewer::Spectator, 6, 7),
+            Vec::<ConnId>::new(),
+            "asked once"
         );
-        assert_eq!(snapshot(&mut f, 2, Viewer::Spectator, 4), None);
-        assert_eq!(change(&mut f, Viewer::Spectator, 5, 6), Some(vec![2]));
-        assert_eq!(drain(&mut a_rx), ["snapshot 5", "change 6"]);
+        assert_eq!(drain(&mut a_rx), ["snapshot 5", "change 6", "change 7"]);
         assert_eq!(
             drain(&mut b_rx),
             ["snapshot 4"],
             "a gap is not papered over"
         );
         // Its snapshot brings it back in step.
-        snapshot(&mut f, 2, Viewer::Spectator, 6);
-        assert_eq!(change(&mut f, Viewer::Spectator, 6, 7), Some(vec![]));
-        assert_eq!(drain(&mut a_rx), ["change 7"]);
-        assert_eq!(drain(&mut b_rx), ["snapshot 6", "change 7"]);
-        // A seat's change reaches nobody else.
+        snapshot(&mut f, 2, Viewer::Spectator, 7);
         assert_eq!(
-            change(&mut f, Viewer::Seat(0), 6, 7),
-            None,
-            "nobody here holds it"
+            change(&mut f, Viewer::Spectator, 7, 8),
+            Vec::<ConnId>::new()
         );
-        assert!(drain(&mut a_rx).is_empty());
+        assert_eq!(drain(&mut a_rx), ["change 8"]);
+        assert_eq!(drain(&mut b_rx), ["snapshot 7", "change 8"]);
+        // A seat's change reaches nobody else.
+        assert_eq!(change(&mut f, Viewer::Seat(0), 8, 9), Vec::<ConnId>::new());
+        assert!(drain(&mut a_rx).is_empty() && drain(&mut b_rx).is_empty());
     }
 
     #[test]
@@ -482,12 +509,20 @@ mod tests {
         assert_eq!(drain(&mut b_rx), ["snapshot 10", "change 11"]);
         // And a snapshot newer than a change it then reads skips that change.
         snapshot(&mut f, 1, Viewer::Seat(3), 12);
-        assert_eq!(change(&mut f, Viewer::Seat(3), 11, 12), Some(vec![]));
+        assert_eq!(
+            change(&mut f, Viewer::Seat(3), 11, 12),
+            Vec::<ConnId>::new()
+        );
         assert_eq!(
             drain(&mut a_rx),
             ["snapshot 10", "change 11", "snapshot 12"]
         );
         assert_eq!(drain(&mut b_rx), ["change 12"]);
+        // The table moves: the last owner's changes are not replayed after the new one's
+        // snapshot, whose `seq` counts afresh.
+        f.reset("t");
+        snapshot(&mut f, 2, Viewer::Seat(3), 11);
+        assert_eq!(drain(&mut b_rx), ["snapshot 11"]);
     }
 
     #[test]
@@ -498,18 +533,43 @@ mod tests {
         snapshot(&mut f, 1, Viewer::Spectator, 1);
         assert_eq!(
             change(&mut f, Viewer::Spectator, 1, 2),
-            Some(vec![]),
+            Vec::<ConnId>::new(),
             "no room: no ask"
         );
         assert_eq!(drain(&mut a_rx), ["snapshot 1"]);
         assert_eq!(
             change(&mut f, Viewer::Spectator, 2, 3),
-            Some(vec![1]),
+            vec![1],
             "read at last: it asks for the current table"
         );
-        // A socket that left takes its audience's subscription with it.
+        // A socket that left takes its table's changes with it.
         f.unwatch("t", 1);
-        assert_eq!(change(&mut f, Viewer::Spectator, 3, 4), None);
-        assert!(f.audiences.is_empty());
+        assert!(f.tables.is_empty() && f.last.is_empty());
+    }
+
+    #[test]
+    fn a_socket_let_go_hears_nothing_more_and_one_forgotten_watches_again() {
+        let mut f = Following::default();
+        let (a, mut a_rx) = mpsc::channel(8);
+        let (b, mut b_rx) = mpsc::channel(8);
+        f.watch("t", 1, a);
+        f.watch("t", 2, b);
+        snapshot(&mut f, 1, Viewer::Spectator, 1);
+        snapshot(&mut f, 2, Viewer::Spectator, 1);
+        // The invite was rotated: socket 1 is told, then gets nothing of the table.
+        assert!(!frame(&mut f, 1, Mark::LetGo, "no such table"));
+        change(&mut f, Viewer::Spectator, 1, 2);
+        assert_eq!(drain(&mut a_rx), ["snapshot 1", "no such table"]);
+        assert_eq!(drain(&mut b_rx), ["snapshot 1", "change 2"]);
+        // The table took this node for gone and forgot socket 2: it watches again.
+        assert!(frame(&mut f, 2, Mark::WatchAgain, ""));
+        assert!(
+            drain(&mut b_rx).is_empty(),
+            "nothing of it reaches the socket"
+        );
+        assert_eq!(
+            change(&mut f, Viewer::Spectator, 2, 3),
+            Vec::<ConnId>::new()
+        );
     }
 }

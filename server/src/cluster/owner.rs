@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use super::Cluster;
-use super::wire::{self, Remote, RemoteCommand};
+use super::wire::{self, Mark, Remote, RemoteCommand};
 use crate::lease;
 use crate::tables::actor::relay::{Relay, Relayed, RemoteSocket};
 use crate::tables::actor::{Command, ConnId, Outbound, Outgoing, command::new_conn_id, encode};
@@ -54,8 +54,12 @@ pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Comman
             },
             _ = tx.closed() => break,
             _ = check_gateways.tick() => {
-                for conn in gone(&cluster, &mut remote) {
-                    let _ = tx.send(Command::Unwatch { conn }).await;
+                for ((gateway, theirs), here) in gone(&cluster, &mut remote) {
+                    let _ = tx.send(Command::Unwatch { conn: here }).await;
+                    // Should the node be alive after all (it was paused, or slow to beat),
+                    // its socket watches the table again rather than hear nothing more.
+                    let again = wire::frame(theirs, &table, Mark::WatchAgain, &[]);
+                    let _ = cluster.nats.publish(wire::out_subject(gateway), again.into()).await;
                 }
                 continue;
             }
@@ -85,13 +89,13 @@ pub async fn serve(cluster: Arc<Cluster>, table: String, tx: mpsc::Sender<Comman
 }
 
 /// The remote sockets whose gateway is no longer among the live nodes (it died: no socket of
-/// it will ever say goodbye), forgotten here; their ids here, for the table to forget.
-fn gone(cluster: &Cluster, remote: &mut Remotes) -> Vec<ConnId> {
+/// it will ever say goodbye), forgotten here: each as (gateway, its id there) and its id here.
+fn gone(cluster: &Cluster, remote: &mut Remotes) -> Vec<((Uuid, ConnId), ConnId)> {
     let mut gone = Vec::new();
-    remote.retain(|(gateway, _), (conn, _)| {
-        let live = cluster.is_live(*gateway);
+    remote.retain(|&key, (conn, _)| {
+        let live = cluster.is_live(key.0);
         if !live {
-            gone.push(*conn);
+            gone.push((key, *conn));
         }
         live
     });
@@ -184,7 +188,15 @@ async fn publish_relayed(cluster: Arc<Cluster>, table: String, mut rx: mpsc::Rec
                 text,
             } => (
                 wire::out_subject(gateway),
-                wire::frame(conn, &table, holds, text.as_str().as_bytes()),
+                wire::frame(conn, &table, holds.into(), text.as_str().as_bytes()),
+            ),
+            Relayed::LetGo {
+                gateway,
+                conn,
+                text,
+            } => (
+                wire::out_subject(gateway),
+                wire::frame(conn, &table, Mark::LetGo, text.as_str().as_bytes()),
             ),
             Relayed::Audience {
                 viewer,
@@ -223,7 +235,7 @@ async fn publish_answers(
             // Pings and closes are the gateway's own business with its socket.
             Outgoing::Ping | Outgoing::Close { .. } => continue,
         };
-        let payload = wire::frame(conn, &table, None, text.as_str().as_bytes());
+        let payload = wire::frame(conn, &table, Mark::Plain, text.as_str().as_bytes());
         if let Err(e) = cluster.nats.publish(subject.clone(), payload.into()).await {
             tracing::warn!(%table, error = %e, "could not send a frame to another node");
         }

@@ -5,8 +5,10 @@
 //!   table has queued it.
 //! - `scoop.table.<id>.view.spectators` and `scoop.table.<id>.view.seat<n>`: each change of
 //!   the table, projected by the dealing node for one audience (`shared::view`), published
-//!   once whatever the number of sockets in it; a gateway subscribes to the audiences its
-//!   sockets are in. Only a seat's own subject ever carries its hole cards.
+//!   once whatever the number of sockets in it, and only while another node's socket is in
+//!   it. A gateway watching the table takes all of them (`view.*`, subscribed before its
+//!   first command, so no change is missed) and passes each only to its sockets holding that
+//!   view. Only a seat's own subject ever carries its hole cards.
 //! - `scoop.node.<node>.out`: what a table sends one of that node's sockets alone (a
 //!   snapshot, a chat line, an answer), already projected for that socket's viewer, so only
 //!   the gateway that holds the socket receives it.
@@ -30,6 +32,11 @@ pub fn owner_subject(table: &str) -> String {
 
 pub fn out_subject(node: Uuid) -> String {
     format!("scoop.node.{node}.out")
+}
+
+/// Every audience's changes of `table`.
+pub fn views_subject(table: &str) -> String {
+    format!("scoop.table.{table}.view.*")
 }
 
 pub fn view_subject(table: &str, viewer: Viewer) -> String {
@@ -71,7 +78,30 @@ pub enum Remote {
 pub const QUEUED: &[u8] = b"queued";
 pub const NOT_HERE: &[u8] = b"not_here";
 
-pub use crate::tables::actor::relay::Holds;
+use crate::tables::actor::relay::Holds;
+
+/// What a frame for one socket tells its gateway besides its text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mark {
+    /// Nothing: the text is passed on.
+    Plain,
+    /// A snapshot: the audience the socket now follows, and the `seq` of the view it holds
+    /// there (`None`: none a change will start from; the table sends a snapshot next time).
+    Holds(Viewer, Option<u64>),
+    /// The table let the socket go: nothing more of it is passed on.
+    LetGo,
+    /// The table forgot the socket, taking its node for gone: the gateway watches it again.
+    WatchAgain,
+}
+
+impl From<Holds> for Mark {
+    fn from(holds: Holds) -> Mark {
+        match holds {
+            Some((viewer, seq)) => Mark::Holds(viewer, seq),
+            None => Mark::Plain,
+        }
+    }
+}
 
 const SPECTATORS: u8 = u8::MAX;
 
@@ -90,22 +120,25 @@ fn byte_viewer(b: u8) -> Viewer {
 }
 
 /// A frame for one socket: `conn` (8 bytes, big-endian), the table id's length (1 byte), the
-/// table id, what it holds after it (1 byte: 0 nothing said, 1 an audience with no `seq`, 2
-/// an audience and its `seq`; then the audience's byte, seat or 255 for the spectators, and
-/// the `seq`, 8 bytes), then the frame's text as the socket sends it.
-pub fn frame(conn: ConnId, table: &str, holds: Holds, text: &[u8]) -> Vec<u8> {
+/// table id, its mark (1 byte: 0 plain, 1 holds an audience with no `seq`, 2 holds an audience
+/// and a `seq`, 3 let go, 4 watch again; after 1 and 2 the audience's byte, a seat or 255 for
+/// the spectators, and after 2 the `seq`, 8 bytes), then the frame's text as the socket sends
+/// it.
+pub fn frame(conn: ConnId, table: &str, mark: Mark, text: &[u8]) -> Vec<u8> {
     let id = &table.as_bytes()[..table.len().min(255)];
     let mut out = Vec::with_capacity(19 + id.len() + text.len());
     out.extend_from_slice(&conn.to_be_bytes());
     out.push(id.len() as u8);
     out.extend_from_slice(id);
-    match holds {
-        None => out.push(0),
-        Some((viewer, None)) => out.extend_from_slice(&[1, viewer_byte(viewer)]),
-        Some((viewer, Some(seq))) => {
+    match mark {
+        Mark::Plain => out.push(0),
+        Mark::Holds(viewer, None) => out.extend_from_slice(&[1, viewer_byte(viewer)]),
+        Mark::Holds(viewer, Some(seq)) => {
             out.extend_from_slice(&[2, viewer_byte(viewer)]);
             out.extend_from_slice(&seq.to_be_bytes());
         }
+        Mark::LetGo => out.push(3),
+        Mark::WatchAgain => out.push(4),
     }
     out.extend_from_slice(text);
     out
@@ -116,7 +149,7 @@ pub fn frame(conn: ConnId, table: &str, holds: Holds, text: &[u8]) -> Vec<u8> {
 pub struct SocketFrame<'a> {
     pub conn: ConnId,
     pub table: &'a str,
-    pub holds: Holds,
+    pub mark: Mark,
     pub text: &'a str,
 }
 
@@ -131,23 +164,28 @@ pub fn read_frame(payload: &[u8]) -> Option<SocketFrame<'_>> {
     let len = usize::from(*payload.get(8)?);
     let table = std::str::from_utf8(payload.get(9..9 + len)?).ok()?;
     let at = 9 + len;
-    let (holds, at) = match *payload.get(at)? {
-        0 => (None, at + 1),
-        1 => (Some((byte_viewer(*payload.get(at + 1)?), None)), at + 2),
+    let (mark, at) = match *payload.get(at)? {
+        0 => (Mark::Plain, at + 1),
+        1 => (
+            Mark::Holds(byte_viewer(*payload.get(at + 1)?), None),
+            at + 2,
+        ),
         2 => (
-            Some((
+            Mark::Holds(
                 byte_viewer(*payload.get(at + 1)?),
                 Some(u64_at(payload, at + 2)?),
-            )),
+            ),
             at + 10,
         ),
+        3 => (Mark::LetGo, at + 1),
+        4 => (Mark::WatchAgain, at + 1),
         _ => return None,
     };
     let text = std::str::from_utf8(payload.get(at..)?).ok()?;
     Some(SocketFrame {
         conn,
         table,
-        holds,
+        mark,
         text,
     })
 }
@@ -182,28 +220,31 @@ mod tests {
 
     #[test]
     fn a_frame_reads_back_and_garbage_is_refused() {
-        for holds in [
-            None,
-            Some((Viewer::Spectator, None)),
-            Some((Viewer::Seat(3), Some(77))),
+        for mark in [
+            Mark::Plain,
+            Mark::Holds(Viewer::Spectator, None),
+            Mark::Holds(Viewer::Seat(3), Some(77)),
+            Mark::LetGo,
+            Mark::WatchAgain,
         ] {
-            let bytes = frame(42, "p-1", holds, br#"{"type":"pong"}"#);
+            let bytes = frame(42, "p-1", mark, br#"{"type":"pong"}"#);
             let read = read_frame(&bytes).expect("reads back");
             assert_eq!(
                 read,
                 SocketFrame {
                     conn: 42,
                     table: "p-1",
-                    holds,
+                    mark,
                     text: r#"{"type":"pong"}"#,
                 }
             );
         }
-        let bytes = frame(42, "p-1", Some((Viewer::Seat(0), Some(1))), b"x");
+        let bytes = frame(42, "p-1", Mark::Holds(Viewer::Seat(0), Some(1)), b"x");
         assert_eq!(read_frame(&bytes[..5]), None);
         assert_eq!(read_frame(&bytes[..14]), None, "a cut seq");
         assert_eq!(read_frame(&[0, 0, 0, 0, 0, 0, 0, 1, 200, b'x']), None);
         assert_eq!(read_frame(&[0, 0, 0, 0, 0, 0, 0, 1, 1, b'x', 9]), None);
+        assert_eq!(read_frame(&[0, 0, 0, 0, 0, 0, 0, 1, 1, b'x', 5]), None);
     }
 
     #[test]

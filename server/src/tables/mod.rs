@@ -176,7 +176,13 @@ impl Tables {
                     let Some(proxy) = cluster.proxy(&table) else {
                         continue;
                     };
-                    for (conn, account, out) in watchers {
+                    for actor::Leaving {
+                        conn,
+                        account,
+                        invite,
+                        out,
+                    } in watchers
+                    {
                         let account = account.map(|id| actor::Account {
                             id,
                             name: String::new(),
@@ -184,7 +190,7 @@ impl Tables {
                         let watch = Command::Watch {
                             conn,
                             account,
-                            invite: None,
+                            invite,
                             out,
                             remote: None,
                         };
@@ -278,8 +284,15 @@ impl Tables {
             let mut tables = self.tables.write().await;
             if self.stopping.load(Ordering::Acquire) {
                 // The shutdown began while it loaded: it must not deal (its `drain` is over).
-                let (done, _) = oneshot::channel();
-                let _ = handle.tx.try_send(Command::Drain { done });
+                // In a cluster it gives its lease straight back, for another node to take it
+                // at once rather than when it expires.
+                let stop = match self.cluster {
+                    Some(_) => Command::HandOver,
+                    None => Command::Drain {
+                        done: oneshot::channel().0,
+                    },
+                };
+                let _ = handle.tx.try_send(stop);
                 continue;
             }
             tables.insert(d.id.clone(), handle);

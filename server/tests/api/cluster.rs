@@ -128,6 +128,37 @@ async fn two_nodes_sharing(pool: &PgPool, url: &str) -> [(Node, std::net::Socket
     [first, second]
 }
 
+/// Two nodes sharing table `t` (as `def` says), once it is dealt by the node that wins it:
+/// that node (the dealer), the other (a gateway for its sockets), and the gateway's node id.
+async fn dealer_and_gateway(
+    pool: &PgPool,
+    url: &str,
+    def: &TableDef,
+) -> (
+    (Node, std::net::SocketAddr),
+    (Node, std::net::SocketAddr),
+    Uuid,
+) {
+    def::upsert(pool, def).await.unwrap();
+    let first = node(url);
+    wait_healthy(first.1).await;
+    let second = node(url);
+    wait_healthy(second.1).await;
+    wait_until(
+        Duration::from_secs(30),
+        "the table dealt by the node that wins it",
+        || async { spread_over(pool, 2, 1).await.is_some() },
+    )
+    .await;
+    let owner = spread_over(pool, 2, 1).await.unwrap()[&def.id];
+    let live = nodes(pool).await;
+    if live[0] == owner {
+        (first, second, live[1])
+    } else {
+        (second, first, live[0])
+    }
+}
+
 async fn lobby_ids(addr: std::net::SocketAddr) -> HashSet<String> {
     let body: serde_json::Value = reqwest::get(format!("http://{addr}/api/tables"))
         .await
@@ -292,23 +323,8 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     let mut t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
     t.between_hands_ms = 60_000;
     t.run_out_street_ms = 0;
-    def::upsert(&pool, &t).await.unwrap();
-    let first = node(&url);
-    wait_healthy(first.1).await;
-    let second = node(&url);
-    wait_healthy(second.1).await;
-    wait_until(
-        Duration::from_secs(30),
-        "the table dealt by the node that wins it",
-        || async { spread_over(&pool, 2, 1).await.is_some() },
-    )
-    .await;
-    let owner = spread_over(&pool, 2, 1).await.unwrap()["t"];
-    let (dealer, gateway, gateway_node) = if nodes(&pool).await[0] == owner {
-        (first.1, second.1, nodes(&pool).await[1])
-    } else {
-        (second.1, first.1, nodes(&pool).await[0])
-    };
+    let (mut dealing, gatewaying, gateway_node) = dealer_and_gateway(&pool, &url, &t).await;
+    let (dealer, gateway) = (dealing.1, gatewaying.1);
 
     // Everything on NATS while they play.
     let nats = async_nats::connect(nats_url()).await.unwrap();
@@ -438,12 +454,7 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
 
     // The dealing node dies: the table is dealt on the gateway's node now, which tells the
     // gateway's proxy, and bob's socket gets the table again without doing anything.
-    let (mut first, mut second) = (first, second);
-    if first.1 == dealer {
-        stop(&mut first.0);
-    } else {
-        stop(&mut second.0);
-    }
+    stop(&mut dealing.0);
     let again = tokio::time::timeout(
         Duration::from_secs(30),
         b.until(|m| matches!(m, ServerMessage::Snapshot { .. })),
@@ -456,7 +467,7 @@ async fn a_player_on_one_node_plays_a_table_dealt_on_the_other() {
     assert_eq!(view.you, Some(0), "bob is still in his seat");
     let report = audit(&pool).await.unwrap();
     assert!(report.balanced(), "{report:?}");
-    drop((first, second));
+    drop((dealing, gatewaying));
 }
 
 /// A NATS server of this test's own, on a port the system picked.
@@ -643,25 +654,8 @@ async fn the_sockets_of_a_node_that_died_are_let_go_where_their_table_is_dealt()
     use crate::ws::connect;
 
     let (pool, url) = fresh_database().await;
-    def::upsert(&pool, &TableDef::new("t", "t", Structure::NoLimit, 5, 10))
-        .await
-        .unwrap();
-    let first = node(&url);
-    wait_healthy(first.1).await;
-    let second = node(&url);
-    wait_healthy(second.1).await;
-    wait_until(
-        Duration::from_secs(30),
-        "the table dealt by the node that wins it",
-        || async { spread_over(&pool, 2, 1).await.is_some() },
-    )
-    .await;
-    let owner = spread_over(&pool, 2, 1).await.unwrap()["t"];
-    let (dealer, mut gateway) = if nodes(&pool).await[0] == owner {
-        (first, second)
-    } else {
-        (second, first)
-    };
+    let t = TableDef::new("t", "t", Structure::NoLimit, 5, 10);
+    let (dealer, mut gateway, _) = dealer_and_gateway(&pool, &url, &t).await;
     let gateway_app = TestApp {
         addr: gateway.1,
         pool: pool.clone(),

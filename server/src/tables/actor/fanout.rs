@@ -51,6 +51,8 @@ impl Sink {
 
 struct Watcher {
     account: Option<Uuid>,
+    /// The invite it came with: a private table that moves to another node checks it there.
+    invite: Option<String>,
     sink: Sink,
     /// A message was dropped because the connection fell behind: it gets the current
     /// snapshot once it has room again, and nothing until then.
@@ -59,6 +61,14 @@ struct Watcher {
     /// `seq` of the audience's view it equals. A change is sent only to a connection that
     /// holds the view the change starts from; any other gets a snapshot.
     holds: Option<(Viewer, u64)>,
+}
+
+/// A watcher of this node let go by a table that moved to another node.
+pub struct Leaving {
+    pub conn: ConnId,
+    pub account: Option<Uuid>,
+    pub invite: Option<String>,
+    pub out: Outbound,
 }
 
 /// What every message about one change shares.
@@ -209,12 +219,17 @@ impl Watchers {
     /// This node's watchers' connections, accounts and queues, leaving none: the table moved
     /// to another node, and they watch it there now. Other nodes' sockets are let go: their
     /// gateways hear of the move and watch it there themselves.
-    pub fn take_all(&mut self) -> Vec<(ConnId, Option<Uuid>, Outbound)> {
+    pub fn take_all(&mut self) -> Vec<Leaving> {
         self.sent.clear();
         self.map
             .drain()
             .filter_map(|(conn, w)| match w.sink {
-                Sink::Local(out) => Some((conn, w.account, out)),
+                Sink::Local(out) => Some(Leaving {
+                    conn,
+                    account: w.account,
+                    invite: w.invite,
+                    out,
+                }),
                 Sink::Remote(_) => None,
             })
             .collect()
@@ -225,6 +240,7 @@ impl Watchers {
         &mut self,
         conn: ConnId,
         account: Option<Uuid>,
+        invite: Option<String>,
         out: Outbound,
         remote: Option<RemoteSocket>,
     ) {
@@ -236,6 +252,7 @@ impl Watchers {
             conn,
             Watcher {
                 account,
+                invite,
                 sink,
                 stale: false,
                 holds: None,
@@ -414,12 +431,23 @@ impl Watchers {
         }
     }
 
-    /// Lets go of every watcher `keep` refuses, telling each with `notice`.
+    /// Lets go of every watcher `keep` refuses, telling each with `notice` (and another
+    /// node's gateway to pass nothing more of the table to it).
     pub fn drop_unless(&mut self, keep: impl Fn(Option<Uuid>) -> bool, notice: &Utf8Bytes) {
         self.map.retain(|_, w| {
             let kept = keep(w.account);
             if !kept {
-                let _ = w.sink.send(notice.clone(), None);
+                let _ = match &w.sink {
+                    Sink::Local(out) => out.try_send(Outgoing::Frame(notice.clone())).is_ok(),
+                    Sink::Remote(r) => r
+                        .relay
+                        .try_send(Relayed::LetGo {
+                            gateway: r.gateway,
+                            conn: r.conn,
+                            text: notice.clone(),
+                        })
+                        .is_ok(),
+                };
             }
             kept
         });
@@ -499,7 +527,7 @@ mod tests {
         queue: usize,
     ) -> mpsc::Receiver<Outgoing> {
         let (out, rx) = mpsc::channel(queue);
-        w.add(conn, account.map(Uuid::from_u128), out, None);
+        w.add(conn, account.map(Uuid::from_u128), None, out, None);
         rx
     }
 
@@ -566,7 +594,7 @@ mod tests {
                 relay: relay.clone(),
             };
             let (out, _) = mpsc::channel(4);
-            w.add(conn, account.map(Uuid::from_u128), out, Some(remote));
+            w.add(conn, account.map(Uuid::from_u128), None, out, Some(remote));
         }
         let mut local = watch(&mut w, 5, None, 64);
         w.broadcast(&frame(&table, 1), &[]);
@@ -625,6 +653,34 @@ mod tests {
                 .expect("a change"),
         );
         assert!(local_change.contains("\"since\":1"), "{local_change}");
+    }
+
+    #[test]
+    fn a_table_that_moves_lets_go_of_its_watchers_here_with_their_invites_and_of_no_other() {
+        use super::super::relay::RemoteSocket;
+        let mut w = Watchers::default();
+        let (out, _rx) = mpsc::channel(4);
+        w.add(1, None, Some("token".into()), out.clone(), None);
+        let (relay, _relayed) = mpsc::channel(4);
+        let remote = RemoteSocket {
+            gateway: Uuid::from_u128(7),
+            conn: 5,
+            relay,
+        };
+        w.add(2, None, None, out, Some(remote));
+        let leaving = w.take_all();
+        assert_eq!(
+            leaving.len(),
+            1,
+            "the other node's socket follows on its own"
+        );
+        assert_eq!(leaving[0].conn, 1);
+        assert_eq!(
+            leaving[0].invite.as_deref(),
+            Some("token"),
+            "a private table checks the invite again where it moved"
+        );
+        assert!(w.take_all().is_empty());
     }
 
     fn message(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {

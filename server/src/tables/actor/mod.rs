@@ -53,8 +53,8 @@ use clock::{Clocks, Expiry};
 pub use command::{Account, Command, ConnId, Outbound, Outgoing, Request};
 use command::{account_of, player_id};
 pub use error::RequestError;
-pub use fanout::encode;
 use fanout::{Frame, Watchers};
+pub use fanout::{Leaving, encode};
 use hand_log::RunningHand;
 use host::{HomeGame, HomeParts};
 use idle::SatOut;
@@ -125,7 +125,7 @@ pub struct ActorParts {
 /// the registry has them watch it where it is dealt now (`cluster::gateway`).
 pub struct Moved {
     pub table: String,
-    pub watchers: Vec<(ConnId, Option<Uuid>, Outbound)>,
+    pub watchers: Vec<fanout::Leaving>,
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -326,7 +326,7 @@ impl TableActor {
                 if self.refuse_outsider(account, invite.as_deref(), &out) {
                     return;
                 }
-                self.watchers.add(conn, account, out, remote);
+                self.watchers.add(conn, account, invite, out, remote);
                 // The lobby's spectator count first, so it is current once the watcher hears.
                 self.publish_lobby();
                 self.send_snapshot(conn);

@@ -25,6 +25,13 @@ pub enum Relayed {
         holds: Holds,
         text: Utf8Bytes,
     },
+    /// The table let the socket go (its invite no longer admits it): `text` tells it, and
+    /// its gateway passes nothing more of the table to it.
+    LetGo {
+        gateway: Uuid,
+        conn: ConnId,
+        text: Utf8Bytes,
+    },
     /// A change for every remote socket holding `viewer`'s view at `since`.
     Audience {
         viewer: Viewer,

@@ -86,7 +86,7 @@ fn actor() -> (
         moved: None,
     });
     let (out, frames) = mpsc::channel(1024);
-    actor.watchers.add(99, None, out.clone(), None);
+    actor.watchers.add(99, None, None, out.clone(), None);
     (actor, ledger, frames, out)
 }
 
