@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::crash::{settings, start_command, wait_healthy};
 use crate::helpers::fresh_database;
+use crate::lease::signal;
 
 const TABLES: usize = 12;
 
@@ -159,16 +160,20 @@ async fn dealer_and_gateway(
     }
 }
 
-async fn lobby_ids(addr: std::net::SocketAddr) -> HashSet<String> {
+/// The rows of the lobby the node at `addr` shows.
+async fn lobby(addr: std::net::SocketAddr) -> Vec<serde_json::Value> {
     let body: serde_json::Value = reqwest::get(format!("http://{addr}/api/tables"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    body["tables"]
-        .as_array()
-        .unwrap()
+    body["tables"].as_array().cloned().unwrap_or_default()
+}
+
+async fn lobby_ids(addr: std::net::SocketAddr) -> HashSet<String> {
+    lobby(addr)
+        .await
         .iter()
         .filter_map(|t| t["id"].as_str().map(String::from))
         .collect()
@@ -633,17 +638,7 @@ async fn watchers_follow_a_table_that_moves_to_a_joining_node() {
 
 /// The lobby row of `table` as the node at `addr` shows it.
 async fn lobby_row(addr: std::net::SocketAddr, table: &str) -> Option<serde_json::Value> {
-    let body: serde_json::Value = reqwest::get(format!("http://{addr}/api/tables"))
-        .await
-        .ok()?
-        .json()
-        .await
-        .ok()?;
-    body["tables"]
-        .as_array()?
-        .iter()
-        .find(|t| t["id"] == table)
-        .cloned()
+    lobby(addr).await.into_iter().find(|t| t["id"] == table)
 }
 
 /// A node that dies says no goodbye for its sockets: the dealing node lets them go once the
@@ -708,7 +703,7 @@ async fn a_frozen_node_woken_after_its_tables_moved_settles_nothing() {
         .collect();
     assert!(!theirs.is_empty(), "the first node deals some tables");
 
-    signal(&first, "-STOP");
+    signal(&first.0, "-STOP");
     let frozen_at = db_now(&pool).await;
     // What it was dealing when it froze, as the database holds it (it writes nothing now).
     let in_play: Vec<Uuid> =
@@ -742,7 +737,7 @@ async fn a_frozen_node_woken_after_its_tables_moved_settles_nothing() {
         "every hand the frozen node had in play is void"
     );
 
-    signal(&first, "-CONT");
+    signal(&first.0, "-CONT");
     // Awake, it plays on from memory: every write it tries is fenced off. Then it is a live
     // node again and gets its share of the tables between hands.
     wait_until(
@@ -768,12 +763,4 @@ async fn a_frozen_node_woken_after_its_tables_moved_settles_nothing() {
     assert!(report.balanced(), "{report:?}");
     let _ = ids;
     drop((first, second));
-}
-
-fn signal(node: &Node, sig: &str) {
-    let status = Command::new("kill")
-        .args([sig, &node.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill {sig}");
 }

@@ -181,7 +181,8 @@ async fn a_stale_epoch_moves_no_chip_and_starts_or_settles_no_hand() {
     assert!(audit(&pool).await.unwrap().balanced());
 }
 
-fn signal(child: &std::process::Child, sig: &str) {
+/// Sends `sig` (`-STOP`, `-CONT`, …) to a server process.
+pub fn signal(child: &std::process::Child, sig: &str) {
     let status = Command::new("kill")
         .args([sig, &child.id().to_string()])
         .status()
