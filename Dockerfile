@@ -1,12 +1,13 @@
 # syntax=docker/dockerfile:1
-# Build stage: the Rust toolchain, the wasm target, the pinned wasm-bindgen-cli and wasm-opt
-# (npm binaryen), then the release server and the web bundle built by the same script CI uses.
+# Build stage: the Rust toolchain, the wasm target, the pinned wasm-bindgen-cli and
+# wasm-split-cli and wasm-opt (npm binaryen), then the release server and the web bundle built by the same script CI uses.
 FROM rust:1.95-bookworm AS build
 RUN apt-get update \
     && apt-get install -y --no-install-recommends nodejs npm \
     && rm -rf /var/lib/apt/lists/*
 RUN rustup target add wasm32-unknown-unknown \
-    && cargo install wasm-bindgen-cli --version 0.2.130
+    && cargo install wasm-bindgen-cli --version 0.2.130 \
+    && cargo install wasm_split_cli_support --version 0.2.4 --features build-binary --locked
 WORKDIR /src
 COPY . .
 RUN cargo build --release --locked -p server \

@@ -4,20 +4,10 @@ use leptos::prelude::*;
 
 use crate::i18n::{self, Lang};
 use crate::labels::chips;
-use crate::pages::{
-    account::AccountPage,
-    auth::AuthPage,
-    equity::EquityPage,
-    hands::HandsPage,
-    home::{JoinPage, NewTablePage},
-    lobby::LobbyPage,
-    replay::{ReplayPage, SharedPage},
-    rules::RulesPage,
-};
+use crate::pages::{auth::AuthPage, home::JoinPage, lobby::LobbyPage};
 use crate::route::{self, Route};
 use crate::store::{self, Conn};
-use crate::table::TablePage;
-use crate::{api, attention, prefs, socket};
+use crate::{api, attention, lazy, prefs, socket};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -25,6 +15,7 @@ pub fn App() -> impl IntoView {
     store.refresh_user();
     socket::start();
     attention::follow_turns();
+    lazy::preload_table_page();
     let route = route::current();
 
     Effect::new(move |_| {
@@ -46,15 +37,15 @@ pub fn App() -> impl IntoView {
             Route::Lobby => view! { <LobbyPage /> }.into_any(),
             Route::Login => view! { <AuthPage register=false /> }.into_any(),
             Route::Register => view! { <AuthPage register=true /> }.into_any(),
-            Route::Table { id, sit } => view! { <TablePage id sit /> }.into_any(),
-            Route::Hands => view! { <HandsPage /> }.into_any(),
-            Route::Replay(id) => view! { <ReplayPage id /> }.into_any(),
-            Route::Shared(token) => view! { <SharedPage token /> }.into_any(),
-            Route::Account => view! { <AccountPage /> }.into_any(),
-            Route::Equity => view! { <EquityPage /> }.into_any(),
-            Route::NewTable => view! { <NewTablePage /> }.into_any(),
+            Route::Table { id, sit } => lazy::table_page(id, sit),
+            Route::Hands => lazy::hands_page(),
+            Route::Replay(id) => lazy::replay_page(id),
+            Route::Shared(token) => lazy::shared_page(token),
+            Route::Account => lazy::account_page(),
+            Route::Equity => lazy::equity_page(),
+            Route::NewTable => lazy::new_table_page(),
             Route::Join(token) => view! { <JoinPage token /> }.into_any(),
-            Route::Rules => view! { <RulesPage /> }.into_any(),
+            Route::Rules => lazy::rules_page(),
         };
         // A decision waiting at a table whose page is not the one on screen.
         let elsewhere = move || {

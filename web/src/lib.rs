@@ -8,6 +8,7 @@ mod attention;
 mod cards;
 mod i18n;
 mod labels;
+mod lazy;
 mod pages;
 mod prefs;
 mod route;
