@@ -130,8 +130,10 @@ if [ "$nodes" -gt 0 ]; then
     python3 scripts/nats-traffic.py "$seconds" "${SCOOP_TEST_NATS_URL:-nats://127.0.0.1:4222}" >"$work/nats.txt" &
     traffic=$!
 fi
+log_before=$(grep -c . "$work/server.log" || true)
 began=$(date +%s.%N)
 sleep "$seconds"
+log_after=$(grep -c . "$work/server.log" || true)
 [ "$nodes" -gt 0 ] && read -r nats_msgs_after actions_after <<<"$(nats_counts)"
 server_after=$(cpu "$server") bots_after=$(cpu "$bots") idle_after=$(idle) all_after=$(all)
 others_after=$(others_cpu)
@@ -201,5 +203,5 @@ fi
 quantiles scoop_action_to_broadcast_seconds "server-side action to broadcast (actions)"
 quantiles scoop_hand_start_write_seconds "hand start writes"
 quantiles scoop_hand_settle_write_seconds "hand settle writes"
-echo "server log: $(grep -c . "$work/server.log") warnings and errors; the first ones:"
+echo "server log: $(grep -c . "$work/server.log") warnings and errors, $((log_after - log_before)) of them in the window; the first ones:"
 awk '!seen[$0]++ && ++n <= 5' "$work/server.log"

@@ -1,7 +1,8 @@
 //! The money layer: balances, chips on tables and the ledger.
 //!
-//! Every function here is one Postgres transaction, except `start_hand` and `settle_hand`,
-//! which run on the executor they are given: the pool (a transaction of their own), or the
+//! Every function here is one Postgres transaction, except `start_hand` and `settle_hand`
+//! (and `start_hands` and `settle_hands`, the same for many hands at once), which run on the
+//! executor they are given: the pool (a transaction of their own), or the
 //! hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every
 //! change to a balance writes a ledger row in the same transaction; balances can never go
 //! negative (a CHECK in the schema backs the check made here). Functions that a client can retry take an idempotency key: the second
@@ -452,6 +453,141 @@ pub async fn settle_hand<'e>(
         "replayed" => Ok(Outcome::Replayed),
         _ => Err(ChipsError::Unbalanced(hand)),
     }
+}
+
+/// A hand start for [`start_hands`].
+pub struct NewHand<'a> {
+    pub id: Uuid,
+    pub table_id: &'a str,
+    pub deck_hash: &'a [u8],
+    pub starting_stacks: &'a serde_json::Value,
+    pub number: u64,
+    pub players: &'a [(u8, Uuid)],
+}
+
+/// [`start_hand`] for many hands in one statement: the hand writer's batch, whose round trips
+/// each wait for a core when the machine is busy. Fails as a whole (a hand started twice, say).
+pub async fn start_hands<'e>(
+    db: impl PgExecutor<'e>,
+    hands: &[NewHand<'_>],
+) -> Result<(), ChipsError> {
+    let mut ids = Vec::with_capacity(hands.len());
+    let mut tables = Vec::with_capacity(hands.len());
+    let mut decks = Vec::with_capacity(hands.len());
+    let mut stacks = Vec::with_capacity(hands.len());
+    let mut numbers = Vec::with_capacity(hands.len());
+    let (mut player_hands, mut accounts, mut seats) = (Vec::new(), Vec::new(), Vec::new());
+    for h in hands {
+        ids.push(h.id);
+        tables.push(h.table_id);
+        decks.push(h.deck_hash);
+        stacks.push(h.starting_stacks);
+        numbers.push(i64::try_from(h.number).unwrap_or(i64::MAX));
+        for &(seat, account) in h.players {
+            player_hands.push(h.id);
+            accounts.push(account);
+            seats.push(i16::from(seat));
+        }
+    }
+    sqlx::query(
+        "WITH hand AS ( \
+             INSERT INTO hands (id, table_id, status, deck_hash, starting_stacks, number) \
+             SELECT n.id, n.table_id, 'running', n.deck_hash, n.stacks, n.number \
+             FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::bigint[]) \
+                  AS n(id, table_id, deck_hash, stacks, number) \
+             RETURNING id) \
+         INSERT INTO hand_players (hand_id, account_id, seat) \
+         SELECT p.hand_id, p.account_id, p.seat \
+         FROM unnest($6::uuid[], $7::uuid[], $8::smallint[]) AS p(hand_id, account_id, seat) \
+         JOIN hand ON hand.id = p.hand_id",
+    )
+    .bind(&ids)
+    .bind(&tables)
+    .bind(&decks)
+    .bind(&stacks)
+    .bind(&numbers)
+    .bind(&player_hands)
+    .bind(&accounts)
+    .bind(&seats)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A settlement for [`settle_hands`].
+pub struct Settlement<'a> {
+    pub hand: Uuid,
+    pub table_id: &'a str,
+    pub stacks: &'a [FinalStack],
+    pub rake: Chips,
+    pub history: &'a serde_json::Value,
+}
+
+/// [`settle_hand`] for many hands in one call (migration 0010), each with its own outcome, in
+/// order. `Err` only when the call itself fails.
+pub async fn settle_hands<'e>(
+    db: impl PgExecutor<'e>,
+    settlements: &[Settlement<'_>],
+) -> Result<Vec<Result<Outcome<()>, ChipsError>>, ChipsError> {
+    let mut outcomes: Vec<Result<Outcome<()>, ChipsError>> = Vec::with_capacity(settlements.len());
+    let (mut hands, mut tables, mut rakes, mut histories, mut counts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut seats, mut accounts, mut stacks) = (Vec::new(), Vec::new(), Vec::new());
+    // Where each sent settlement's outcome goes; one with an amount Postgres cannot hold is
+    // refused here and not sent.
+    let mut sent = Vec::with_capacity(settlements.len());
+    for (i, s) in settlements.iter().enumerate() {
+        let amounts: Result<Vec<i64>, _> =
+            s.stacks.iter().map(|f| i64::try_from(f.stack)).collect();
+        let (Ok(rake), Ok(amounts), Ok(count)) = (
+            i64::try_from(s.rake),
+            amounts,
+            i32::try_from(s.stacks.len()),
+        ) else {
+            outcomes.push(Err(ChipsError::InvalidAmount));
+            continue;
+        };
+        outcomes.push(Ok(Outcome::Replayed));
+        sent.push(i);
+        hands.push(s.hand);
+        tables.push(s.table_id);
+        rakes.push(rake);
+        histories.push(s.history);
+        counts.push(count);
+        seats.extend(s.stacks.iter().map(|f| i16::from(f.seat)));
+        accounts.extend(s.stacks.iter().map(|f| f.account));
+        stacks.extend(amounts);
+    }
+    if sent.is_empty() {
+        return Ok(outcomes);
+    }
+    let answers: Vec<String> =
+        sqlx::query_scalar("SELECT settle_hands($1, $2, $3, $4, $5, $6, $7, $8)")
+            .bind(&hands)
+            .bind(&tables)
+            .bind(&rakes)
+            .bind(&histories)
+            .bind(&counts)
+            .bind(&seats)
+            .bind(&accounts)
+            .bind(&stacks)
+            .fetch_one(db)
+            .await?;
+    if answers.len() != sent.len() {
+        return Err(ChipsError::Database(sqlx::Error::Protocol(format!(
+            "settle_hands answered {} outcomes for {} settlements",
+            answers.len(),
+            sent.len()
+        ))));
+    }
+    for (i, answer) in sent.into_iter().zip(answers) {
+        outcomes[i] = match answer.as_str() {
+            "applied" => Ok(Outcome::Applied(())),
+            "replayed" => Ok(Outcome::Replayed),
+            _ => Err(ChipsError::Unbalanced(settlements[i].hand)),
+        };
+    }
+    Ok(outcomes)
 }
 
 /// Voids a hand that never finished (the server stopped during it). The seats still hold the

@@ -5,7 +5,11 @@
 //! changes is that one commit (a WAL flush, a pooled connection, the transaction's round trips)
 //! serves every write that arrived while the previous commit was in flight. Nothing waits on
 //! purpose: at low load a batch is one write and costs what it did alone; under load batches
-//! grow by themselves, and the delay a write can see is bounded by one batch's commit.
+//! grow by themselves, and the delay a write can see is bounded by one batch's commit. A batch
+//! is a few statements whatever its size (the fences, all its hand starts, all its
+//! settlements: `chips::start_hands`, `chips::settle_hands`), because on a busy machine each
+//! round trip waits for a core, and a statement per write made a batch of 120 take most of a
+//! second at 20,000 players.
 //!
 //! A batch in which a statement fails is rolled back and its writes are made again one by one,
 //! each in its own transaction, so a write that is refused (a duplicate hand, say) never takes
@@ -15,11 +19,13 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
+use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgConnection, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::chips::{self, ChipsError, FinalStack, Outcome};
+use crate::db;
 use crate::lease::{self, Fence};
 use crate::metrics::Metrics;
 
@@ -83,7 +89,14 @@ fn writer_gone() -> ChipsError {
 }
 
 impl HandWriter {
+    /// Starts the writers on connections of their own, opened like `pool`'s: hand writes are
+    /// every table's critical path, and in the shared pool they queued behind buy-ins and
+    /// top-ups for seconds at 20,000 players.
     pub fn spawn(pool: PgPool, metrics: Arc<Metrics>) -> HandWriter {
+        let pool = PgPoolOptions::new()
+            .max_connections(WRITERS as u32)
+            .acquire_timeout(db::ACQUIRE_TIMEOUT)
+            .connect_lazy_with(pool.connect_options().as_ref().clone());
         let (jobs, rx) = mpsc::channel(QUEUE);
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..WRITERS {
@@ -154,29 +167,68 @@ async fn alone(pool: &PgPool, write: &Write) -> Written {
     Ok(outcome)
 }
 
-/// Every write in one transaction; `Err` when a statement failed or the commit did (then
-/// nothing of the batch was written). The fences are checked first, with one statement; a
-/// write whose table has a new owner is refused and the others go on.
+/// Every write in one transaction, with at most three statements whatever the batch's size:
+/// the fences, the hand starts, the settlements. `Err` when a statement failed or the commit
+/// did (then nothing of the batch was written). A write whose table has a new owner is refused
+/// and the others go on.
 async fn together(pool: &PgPool, jobs: &[Job]) -> Result<Vec<Written>, ChipsError> {
     let mut tx = pool.begin().await?;
     let fenced = lease::check_all(&mut tx, jobs.iter().filter_map(|j| j.write.fence())).await?;
-    let mut outcomes = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    let mut outcomes: Vec<Option<Written>> = Vec::with_capacity(jobs.len());
+    // The batch's starts and settlements, and where each one's answer goes.
+    let (mut starts, mut started) = (Vec::new(), Vec::new());
+    let (mut settles, mut settled) = (Vec::new(), Vec::new());
+    for (i, job) in jobs.iter().enumerate() {
         if let Some(f) = job.write.fence().filter(|f| fenced.contains(f)) {
-            outcomes.push(Err(ChipsError::Fenced {
+            outcomes.push(Some(Err(ChipsError::Fenced {
                 table: f.table_id.clone(),
                 epoch: f.epoch,
-            }));
+            })));
             continue;
         }
-        let outcome = apply(&mut tx, &job.write).await;
-        if let Err(ChipsError::Database(e)) = outcome {
-            return Err(e.into());
+        outcomes.push(None);
+        match &job.write {
+            Write::Start(s) => {
+                started.push(i);
+                starts.push(chips::NewHand {
+                    id: s.id,
+                    table_id: &s.table_id,
+                    deck_hash: &s.deck_hash,
+                    starting_stacks: &s.starting_stacks,
+                    number: s.number,
+                    players: &s.players,
+                });
+            }
+            Write::Settle(s) => {
+                settled.push(i);
+                settles.push(chips::Settlement {
+                    hand: s.hand,
+                    table_id: &s.table_id,
+                    stacks: &s.stacks,
+                    rake: s.rake,
+                    history: &s.history,
+                });
+            }
         }
-        outcomes.push(outcome);
+    }
+    if !starts.is_empty() {
+        chips::start_hands(&mut *tx, &starts).await?;
+        for &i in &started {
+            outcomes[i] = Some(Ok(Outcome::Applied(())));
+        }
+    }
+    if !settles.is_empty() {
+        let answers = chips::settle_hands(&mut *tx, &settles).await?;
+        for (&i, answer) in settled.iter().zip(answers) {
+            outcomes[i] = Some(answer);
+        }
     }
     tx.commit().await?;
-    Ok(outcomes)
+    // Every write was answered above: fenced, started, or settled.
+    Ok(outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(writer_gone())))
+        .collect())
 }
 
 async fn apply(conn: &mut PgConnection, write: &Write) -> Written {

@@ -449,14 +449,56 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
     );
     assert_eq!(again[1].as_ref().unwrap(), &Outcome::Applied(()));
 
+    // What a batched settlement wrote is what one alone writes: each player's net, the rake.
+    let nets: Vec<(i16, i64)> =
+        sqlx::query_as("SELECT seat, net FROM hand_players WHERE hand_id = $1 ORDER BY seat")
+            .bind(players[2].2)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(nets, vec![(0, 90), (1, -100)]);
+    let rake: i64 =
+        sqlx::query_scalar("SELECT amount FROM ledger WHERE kind = 'rake' AND hand_id = $1")
+            .bind(players[2].2)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(rake, 10);
+
+    // The same settlement sent twice at once (in one batch or two) is applied once.
+    let (a2, b2, _) = players[2];
+    let hand2 = Uuid::new_v4();
+    assert_eq!(
+        writer.write(start(2, hand2, a2, b2)).await.unwrap(),
+        Outcome::Applied(())
+    );
+    let twice = |won| {
+        Write::Settle(Settle {
+            hand: hand2,
+            table_id: "t2".into(),
+            stacks: finals(&[(0, a2, won), (1, b2, 300)]),
+            rake: 0,
+            history: json!({"table": 2, "hand": 2}),
+            fence: None,
+        })
+    };
+    let mut answers: Vec<Outcome<()>> =
+        futures_util::future::join_all([writer.write(twice(690)), writer.write(twice(690))])
+            .await
+            .into_iter()
+            .map(|a| a.unwrap())
+            .collect();
+    answers.sort_by_key(|a| matches!(a, Outcome::Replayed));
+    assert_eq!(answers, vec![Outcome::Applied(()), Outcome::Replayed]);
+
     let complete: i64 = sqlx::query_scalar("SELECT count(*) FROM hands WHERE status = 'complete'")
         .fetch_one(&pool)
         .await
         .unwrap();
-    assert_eq!(complete, tables as i64);
+    assert_eq!(complete, tables as i64 + 1);
     let writes = metrics.hand_writes.get();
     let batches = metrics.hand_write_batches.get();
-    assert_eq!(writes, 2 * tables as u64 + 2);
+    assert_eq!(writes, 2 * tables as u64 + 5);
     assert!(
         batches < writes,
         "{writes} writes in {batches} transactions"
