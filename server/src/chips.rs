@@ -455,8 +455,8 @@ pub async fn settle_hand<'e>(
     }
 }
 
-/// A hand start for [`start_hands`].
-pub struct NewHand<'a> {
+/// A hand about to be dealt, as [`start_hands`] records it before anyone sees a card.
+pub struct HandStart<'a> {
     pub id: Uuid,
     pub table_id: &'a str,
     pub deck_hash: &'a [u8],
@@ -469,7 +469,7 @@ pub struct NewHand<'a> {
 /// each wait for a core when the machine is busy. Fails as a whole (a hand started twice, say).
 pub async fn start_hands<'e>(
     db: impl PgExecutor<'e>,
-    hands: &[NewHand<'_>],
+    hands: &[HandStart<'_>],
 ) -> Result<(), ChipsError> {
     let mut ids = Vec::with_capacity(hands.len());
     let mut tables = Vec::with_capacity(hands.len());
@@ -514,7 +514,7 @@ pub async fn start_hands<'e>(
     Ok(())
 }
 
-/// A settlement for [`settle_hands`].
+/// A finished hand, as [`settle_hands`] settles it.
 pub struct Settlement<'a> {
     pub hand: Uuid,
     pub table_id: &'a str,

@@ -190,7 +190,7 @@ async fn together(pool: &PgPool, jobs: &[Job]) -> Result<Vec<Written>, ChipsErro
         match &job.write {
             Write::Start(s) => {
                 started.push(i);
-                starts.push(chips::NewHand {
+                starts.push(chips::HandStart {
                     id: s.id,
                     table_id: &s.table_id,
                     deck_hash: &s.deck_hash,

@@ -10,31 +10,16 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::command::Account;
-use crate::chips::{self, ChipsError, CommittedSeat, FinalStack, Outcome};
+use crate::chips::{self, ChipsError, CommittedSeat, Outcome};
 use crate::hand_writer::{self, HandWriter, Write};
 use crate::lease::Fence;
 use crate::tables::def::{DefError, TableDef};
 use crate::tables::home::{self, Home};
 use crate::tables::{Restored, load_table};
 
-/// A hand about to be dealt, as recorded before anyone sees a card.
-pub struct HandStart<'a> {
-    pub id: Uuid,
-    pub table_id: &'a str,
-    pub deck_hash: &'a [u8],
-    pub starting_stacks: &'a serde_json::Value,
-    pub number: u64,
-    pub players: &'a [(u8, Uuid)],
-}
-
-/// A finished hand to settle.
-pub struct Settlement<'a> {
-    pub hand: Uuid,
-    pub table_id: &'a str,
-    pub stacks: &'a [FinalStack],
-    pub rake: Chips,
-    pub history: &'a serde_json::Value,
-}
+/// A hand about to be dealt, as recorded before anyone sees a card; a finished hand to settle.
+/// The money layer's own records of them, which the hand writer batches.
+pub use crate::chips::{HandStart, Settlement};
 
 pub trait Ledger: Send + Sync + 'static {
     fn buy_in<'a>(
