@@ -57,6 +57,31 @@ pub struct Settle {
     pub fence: Option<Fence>,
 }
 
+impl Start {
+    fn record(&self) -> chips::HandStart<'_> {
+        chips::HandStart {
+            id: self.id,
+            table_id: &self.table_id,
+            deck_hash: &self.deck_hash,
+            starting_stacks: &self.starting_stacks,
+            number: self.number,
+            players: &self.players,
+        }
+    }
+}
+
+impl Settle {
+    fn record(&self) -> chips::Settlement<'_> {
+        chips::Settlement {
+            hand: self.hand,
+            table_id: &self.table_id,
+            stacks: &self.stacks,
+            rake: self.rake,
+            history: &self.history,
+        }
+    }
+}
+
 pub enum Write {
     Start(Start),
     Settle(Settle),
@@ -190,24 +215,11 @@ async fn together(pool: &PgPool, jobs: &[Job]) -> Result<Vec<Written>, ChipsErro
         match &job.write {
             Write::Start(s) => {
                 started.push(i);
-                starts.push(chips::HandStart {
-                    id: s.id,
-                    table_id: &s.table_id,
-                    deck_hash: &s.deck_hash,
-                    starting_stacks: &s.starting_stacks,
-                    number: s.number,
-                    players: &s.players,
-                });
+                starts.push(s.record());
             }
             Write::Settle(s) => {
                 settled.push(i);
-                settles.push(chips::Settlement {
-                    hand: s.hand,
-                    table_id: &s.table_id,
-                    stacks: &s.stacks,
-                    rake: s.rake,
-                    history: &s.history,
-                });
+                settles.push(s.record());
             }
         }
     }

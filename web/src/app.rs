@@ -37,15 +37,15 @@ pub fn App() -> impl IntoView {
             Route::Lobby => view! { <LobbyPage /> }.into_any(),
             Route::Login => view! { <AuthPage register=false /> }.into_any(),
             Route::Register => view! { <AuthPage register=true /> }.into_any(),
-            Route::Table { id, sit } => lazy::table_page(id, sit),
-            Route::Hands => lazy::hands_page(),
-            Route::Replay(id) => lazy::replay_page(id),
-            Route::Shared(token) => lazy::shared_page(token),
-            Route::Account => lazy::account_page(),
-            Route::Equity => lazy::equity_page(),
-            Route::NewTable => lazy::new_table_page(),
+            Route::Table { id, sit } => lazy::page(lazy::table(id, sit)),
+            Route::Hands => lazy::page(lazy::hands()),
+            Route::Replay(id) => lazy::page(lazy::replay(id)),
+            Route::Shared(token) => lazy::page(lazy::shared_hand(token)),
+            Route::Account => lazy::page(lazy::account()),
+            Route::Equity => lazy::page(lazy::equity()),
+            Route::NewTable => lazy::page(lazy::new_table()),
             Route::Join(token) => view! { <JoinPage token /> }.into_any(),
-            Route::Rules => lazy::rules_page(),
+            Route::Rules => lazy::page(lazy::rules()),
         };
         // A decision waiting at a table whose page is not the one on screen.
         let elsewhere = move || {

@@ -5,7 +5,7 @@
 //! the build (`scripts/build-web.sh` runs wasm-split on these split points) and loaded on
 //! demand; the table's module is fetched in the background as soon as the lobby is up, so
 //! opening a table does not wait for it. Native builds (tests, clippy) call the pages
-//! directly.
+//! directly. A route shows one as `lazy::page(lazy::rules())`.
 //!
 //! The split points are `fallible`: a module that cannot be fetched (the network, or a
 //! deploy that replaced the files of an open page) says so on the page instead of aborting
@@ -29,48 +29,48 @@ use crate::table::TablePage;
 type Loaded = Result<AnyView, SplitLoaderError>;
 
 #[wasm_split(table, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_table))]
-fn table(id: String, sit: bool) -> Loaded {
+pub fn table(id: String, sit: bool) -> Loaded {
     Ok(view! { <TablePage id sit /> }.into_any())
 }
 
 #[wasm_split(hands, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn hands() -> Loaded {
+pub fn hands() -> Loaded {
     Ok(view! { <HandsPage /> }.into_any())
 }
 
 #[wasm_split(replay, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn replay(id: String) -> Loaded {
+pub fn replay(id: String) -> Loaded {
     Ok(view! { <ReplayPage id /> }.into_any())
 }
 
 #[wasm_split(shared_hand, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn shared_hand(token: String) -> Loaded {
+pub fn shared_hand(token: String) -> Loaded {
     Ok(view! { <SharedPage token /> }.into_any())
 }
 
 #[wasm_split(account, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn account() -> Loaded {
+pub fn account() -> Loaded {
     Ok(view! { <AccountPage /> }.into_any())
 }
 
 #[wasm_split(equity, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn equity() -> Loaded {
+pub fn equity() -> Loaded {
     Ok(view! { <EquityPage /> }.into_any())
 }
 
 #[wasm_split(new_table, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn new_table() -> Loaded {
+pub fn new_table() -> Loaded {
     Ok(view! { <NewTablePage /> }.into_any())
 }
 
 #[wasm_split(rules, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn rules() -> Loaded {
+pub fn rules() -> Loaded {
     Ok(view! { <RulesPage /> }.into_any())
 }
 
 /// A page whose module may still be on its way: "Loading…" until it has come, and a way to
 /// try again if it cannot come.
-fn page(load: impl Future<Output = Loaded> + 'static) -> AnyView {
+pub fn page(load: impl Future<Output = Loaded> + 'static) -> AnyView {
     let t = i18n::current();
     // The browser runs one thread: the loader's future never leaves it.
     let load = SendWrapper::new(load);
@@ -108,36 +108,4 @@ pub fn preload_table_page() {
         // A failure is not kept: opening a table tries again and says so if it fails.
         let _ = preload_table().await;
     });
-}
-
-pub fn table_page(id: String, sit: bool) -> AnyView {
-    page(table(id, sit))
-}
-
-pub fn hands_page() -> AnyView {
-    page(hands())
-}
-
-pub fn replay_page(id: String) -> AnyView {
-    page(replay(id))
-}
-
-pub fn shared_page(token: String) -> AnyView {
-    page(shared_hand(token))
-}
-
-pub fn account_page() -> AnyView {
-    page(account())
-}
-
-pub fn equity_page() -> AnyView {
-    page(equity())
-}
-
-pub fn new_table_page() -> AnyView {
-    page(new_table())
-}
-
-pub fn rules_page() -> AnyView {
-    page(rules())
 }
