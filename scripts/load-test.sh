@@ -8,6 +8,7 @@
 # IDLE that many sockets that send nothing and only answer pings (pages left on the lobby).
 # Every bot connects from 127.0.0.1, so the per-address caps are lifted.
 # SCOOP_SERVER_BIN runs another server binary (e.g. an older build) against the same bots.
+# SCOOP_BOTS_BIN runs the bots from another binary (with SCOOP_SERVER_BIN, a whole older build).
 # SCOOP_NODES=N runs the room as a cluster of N `scoop serve --nats` nodes on this machine
 # (NATS at SCOOP_TEST_NATS_URL, default 127.0.0.1:4222); the bots all connect to the first,
 # which reaches the other nodes' tables over NATS. The bots' report is then the figure to read
@@ -93,7 +94,7 @@ all_nodes() {
 }
 # The bots play 5 s past the server's window, so that their leaving together (a stampede of
 # folds and cash-outs) falls outside it.
-"$target/release/scoop" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
+"${SCOOP_BOTS_BIN:-$target/release/scoop}" bots --url "http://127.0.0.1:$port" --per-table "$per_table" \
     --seconds "$((seconds + 5))" --warmup "$warmup" --think-ms "$think" \
     --spectators "$spectators" --idle "$idle_sockets" >"$work/report.json" &
 bots=$!
@@ -185,7 +186,7 @@ echo "cpu in the window: server $(echo "100 * ($server_after - $server_before) /
 per_hand() { echo "scale=2; 1000 * $1 / $ticks / ($finished + ($finished == 0))" | bc; }
 echo "cpu per hand settled: server $(per_hand $((server_after - server_before))) ms," \
     "bots $(per_hand $((bots_after - bots_before))) ms, postgres $(per_hand $((pg_after - pg_before))) ms"
-echo "server RSS when the window began $((start_rss_kb / 1024)) MiB (every bot registered and seated), peak $((peak_kb / 1024)) MiB"
+echo "server RSS when the window began $((start_rss_kb / 1024)) MiB ($start_rss_kb KiB; every bot registered and seated), peak $((peak_kb / 1024)) MiB"
 echo "whole run: $settled hands settled by the server (before SIGTERM); in the database after shutdown: $hands complete, $running running, $void void"
 echo "sockets closed for abuse: $(metric scoop_sockets_closed_for_abuse_total "$work/final.txt"), connections refused: $(metric scoop_connections_refused_total "$work/final.txt")"
 batches=$(($(metric scoop_hand_write_batches_total "$work/metrics.txt") - $(metric scoop_hand_write_batches_total "$work/start.txt")))

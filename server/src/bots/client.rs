@@ -9,14 +9,14 @@ use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use serde::Serialize;
 use serde_json::json;
-use shared::format::Event;
-use shared::protocol::{ClientMessage, ServerMessage, TableView, ViewEvent};
+use shared::protocol::{ClientMessage, TableView};
 use thiserror::Error;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
+use crate::bots::frame::{EventKind, Frame, Happened, Kind};
 use crate::bots::strategy;
 
 #[derive(Debug, Error)]
@@ -459,29 +459,24 @@ async fn session(
             frames += 1;
             bytes += text.len() as u64;
         }
-        let Ok(msg) = serde_json::from_str::<ServerMessage>(text.as_str()) else {
+        let Ok(frame) = serde_json::from_str::<Frame>(text.as_str()) else {
             continue;
         };
-        let events: Vec<ViewEvent> = match msg {
-            ServerMessage::Snapshot { view, seq, .. } => {
+        let seq = frame.seq;
+        let events: Vec<Happened> = match frame.kind {
+            Kind::Snapshot => {
+                let Some(view) = frame.view else { continue };
                 last_view = Some(view);
                 last_seq = seq;
                 resyncing = false;
                 Vec::new()
             }
-            ServerMessage::Events {
-                view,
-                since,
-                patch,
-                events,
-                seq,
-                ..
-            } => {
-                let follows = if let Some(view) = view {
+            Kind::Events => {
+                let follows = if let Some(view) = frame.view {
                     last_view = Some(view);
                     true
                 } else {
-                    match (patch, since, last_view.as_deref_mut()) {
+                    match (frame.patch, frame.since, last_view.as_deref_mut()) {
                         (Some(patch), Some(since), Some(old)) if since <= last_seq => {
                             patch.apply(old).is_ok()
                         }
@@ -502,12 +497,13 @@ async fn session(
                     continue;
                 }
                 last_seq = seq;
-                events
+                frame.events
             }
-            ServerMessage::Error { code, message, .. } => {
+            Kind::Error => {
+                let (code, message) = (frame.code, frame.message);
                 tracing::debug!(%table, ?code, %message, "refused");
                 // A top-up or sit-in refused because the table was moving is asked again.
-                if code == shared::protocol::ErrorCode::DatabaseUnavailable {
+                if code == Some(shared::protocol::ErrorCode::DatabaseUnavailable) {
                     asked = None;
                 }
                 // A refused sit is most likely a seat someone else took first: try another
@@ -521,7 +517,7 @@ async fn session(
                 sitting = false;
                 Vec::new()
             }
-            _ => continue,
+            Kind::Other => continue,
         };
         let Some(view) = last_view.as_deref() else {
             continue;
@@ -530,7 +526,10 @@ async fn session(
         let my_seat = view.you;
         for e in &events {
             match e {
-                ViewEvent::Public(Event::Acted { seat, .. }) if Some(*seat) == my_seat => {
+                Happened {
+                    event: EventKind::Acted,
+                    seat,
+                } if *seat == my_seat && my_seat.is_some() => {
                     if let Some((_, sent)) = pending.take()
                         && sent >= measured.start
                         && let Ok(mut s) = stats.lock()
@@ -539,9 +538,10 @@ async fn session(
                         s.actions += 1;
                     }
                 }
-                ViewEvent::Public(Event::HandEnded { .. })
-                    if counts_hands && Instant::now() >= measured.start =>
-                {
+                Happened {
+                    event: EventKind::HandEnded,
+                    ..
+                } if counts_hands && Instant::now() >= measured.start => {
                     if let Ok(mut s) = stats.lock() {
                         s.hands += 1;
                     }
