@@ -426,7 +426,7 @@ pub async fn settle_hand<'e>(
     table_id: &str,
     stacks: &[FinalStack],
     rake: Chips,
-    history: &serde_json::Value,
+    history: &serde_json::value::RawValue,
 ) -> Result<Outcome<()>, ChipsError> {
     let rake = i64::try_from(rake).map_err(|_| ChipsError::InvalidAmount)?;
     let mut seats = Vec::with_capacity(stacks.len());
@@ -520,7 +520,7 @@ pub struct Settlement<'a> {
     pub table_id: &'a str,
     pub stacks: &'a [FinalStack],
     pub rake: Chips,
-    pub history: &'a serde_json::Value,
+    pub history: &'a serde_json::value::RawValue,
 }
 
 /// [`settle_hand`] for many hands in one call (migration 0010), each with its own outcome, in
@@ -552,7 +552,7 @@ pub async fn settle_hands<'e>(
         hands.push(s.hand);
         tables.push(s.table_id);
         rakes.push(rake);
-        histories.push(s.history);
+        histories.push(sqlx::types::Json(s.history));
         counts.push(count);
         seats.extend(s.stacks.iter().map(|f| i16::from(f.seat)));
         accounts.extend(s.stacks.iter().map(|f| f.account));

@@ -53,7 +53,7 @@ pub struct Settle {
     pub table_id: String,
     pub stacks: Vec<FinalStack>,
     pub rake: shared::rules::Chips,
-    pub history: serde_json::Value,
+    pub history: Box<serde_json::value::RawValue>,
     pub fence: Option<Fence>,
 }
 

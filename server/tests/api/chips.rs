@@ -209,13 +209,29 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     .unwrap();
     let bad = finals(&[(0, a, 700), (1, b, 400)]);
     assert!(matches!(
-        settle_hand(&pool, hand, "t", &bad, 0, &json!([])).await,
+        settle_hand(
+            &pool,
+            hand,
+            "t",
+            &bad,
+            0,
+            &serde_json::value::to_raw_value(&json!([])).unwrap()
+        )
+        .await,
         Err(ChipsError::Unbalanced(_))
     ));
     // Stacks that add up but name a player who is not in that seat.
     let stranger = finals(&[(0, b, 500), (1, a, 500)]);
     assert!(matches!(
-        settle_hand(&pool, hand, "t", &stranger, 0, &json!([])).await,
+        settle_hand(
+            &pool,
+            hand,
+            "t",
+            &stranger,
+            0,
+            &serde_json::value::to_raw_value(&json!([])).unwrap()
+        )
+        .await,
         Err(ChipsError::Unbalanced(_))
     ));
     let status: String = sqlx::query_scalar("SELECT status FROM hands WHERE id = $1")
@@ -226,15 +242,29 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     assert_eq!(status, "running", "a refused settlement writes nothing");
     let good = finals(&[(0, a, 690), (1, b, 300)]);
     assert_eq!(
-        settle_hand(&pool, hand, "t", &good, 10, &json!([]))
-            .await
-            .unwrap(),
+        settle_hand(
+            &pool,
+            hand,
+            "t",
+            &good,
+            10,
+            &serde_json::value::to_raw_value(&json!([])).unwrap()
+        )
+        .await
+        .unwrap(),
         Outcome::Applied(())
     );
     assert_eq!(
-        settle_hand(&pool, hand, "t", &good, 10, &json!([]))
-            .await
-            .unwrap(),
+        settle_hand(
+            &pool,
+            hand,
+            "t",
+            &good,
+            10,
+            &serde_json::value::to_raw_value(&json!([])).unwrap()
+        )
+        .await
+        .unwrap(),
         Outcome::Replayed
     );
     let stacks: Vec<i64> = sqlx::query_scalar("SELECT stack FROM table_seats ORDER BY seat")
@@ -419,7 +449,7 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
             table_id: format!("t{t}"),
             stacks: finals(&[(0, a, won), (1, b, 400)]),
             rake: 10,
-            history: json!({"table": t}),
+            history: serde_json::value::to_raw_value(&json!({"table": t})).unwrap(),
             fence: None,
         })
     };
@@ -478,7 +508,7 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
             table_id: "t2".into(),
             stacks: finals(&[(0, a2, won), (1, b2, 300)]),
             rake: 0,
-            history: json!({"table": 2, "hand": 2}),
+            history: serde_json::value::to_raw_value(&json!({"table": 2, "hand": 2})).unwrap(),
             fence: None,
         })
     };

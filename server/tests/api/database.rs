@@ -38,3 +38,23 @@ async fn a_loopback_database_is_reached_without_tls_unless_the_url_asks_for_it()
         );
     }
 }
+
+/// Hand histories (a few KB of JSON each) are stored with lz4 where this Postgres has it, and
+/// with its default compression where it does not (the migration must not fail there).
+#[tokio::test]
+async fn hand_histories_are_compressed_with_lz4_where_postgres_has_it() {
+    let (pool, _url) = fresh_database().await;
+    let mut conn = pool.acquire().await.expect("connection");
+    let has_lz4 = sqlx::query("SET default_toast_compression = 'lz4'")
+        .execute(&mut *conn)
+        .await
+        .is_ok();
+    let method: String = sqlx::query_scalar(
+        "SELECT attcompression::text FROM pg_attribute \
+         WHERE attrelid = 'hands'::regclass AND attname = 'history'",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .expect("pg_attribute");
+    assert_eq!(method, if has_lz4 { "l" } else { "" });
+}

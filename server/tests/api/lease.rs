@@ -126,7 +126,7 @@ async fn a_stale_epoch_moves_no_chip_and_starts_or_settles_no_hand() {
                 },
             ],
             rake: 0,
-            history: json!({}),
+            history: serde_json::value::to_raw_value(&json!({})).unwrap(),
             fence: Some(fence.clone()),
         })
     };

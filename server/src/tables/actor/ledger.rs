@@ -215,7 +215,7 @@ impl Ledger for PgLedger {
             table_id: s.table_id.to_string(),
             stacks: s.stacks.to_vec(),
             rake: s.rake,
-            history: s.history.clone(),
+            history: s.history.to_owned(),
             fence: self.fence.clone(),
         });
         Box::pin(async move { self.watch(self.writer.write(write).await) })
