@@ -31,8 +31,8 @@ const OUTBOUND_QUEUE: usize = 64;
 /// What a client sends is a few hundred bytes (a larger frame, up to `MAX_MESSAGE_BYTES`,
 /// reserves its own length), and what is queued for it goes out in writes of this size; the
 /// read buffer is kept for the socket's life, so it is a large part of what an idle socket
-/// costs (2 KiB took an idle socket to 9.2 KB).
-const READ_BUFFER: usize = 1024;
+/// costs (each KiB of it about 1 KB an idle socket: 2 KiB took one to 9.2 KB).
+const READ_BUFFER: usize = 512;
 const WRITE_BUFFER: usize = 4 * 1024;
 /// Tables one connection may watch at once.
 const MAX_WATCHED: usize = 16;
