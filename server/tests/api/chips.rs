@@ -207,31 +207,16 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     )
     .await
     .unwrap();
+    let history = serde_json::value::to_raw_value(&json!([])).unwrap();
     let bad = finals(&[(0, a, 700), (1, b, 400)]);
     assert!(matches!(
-        settle_hand(
-            &pool,
-            hand,
-            "t",
-            &bad,
-            0,
-            &serde_json::value::to_raw_value(&json!([])).unwrap()
-        )
-        .await,
+        settle_hand(&pool, hand, "t", &bad, 0, &history).await,
         Err(ChipsError::Unbalanced(_))
     ));
     // Stacks that add up but name a player who is not in that seat.
     let stranger = finals(&[(0, b, 500), (1, a, 500)]);
     assert!(matches!(
-        settle_hand(
-            &pool,
-            hand,
-            "t",
-            &stranger,
-            0,
-            &serde_json::value::to_raw_value(&json!([])).unwrap()
-        )
-        .await,
+        settle_hand(&pool, hand, "t", &stranger, 0, &history).await,
         Err(ChipsError::Unbalanced(_))
     ));
     let status: String = sqlx::query_scalar("SELECT status FROM hands WHERE id = $1")
@@ -242,29 +227,15 @@ async fn settling_a_hand_moves_stacks_and_rake_once_and_refuses_to_create_chips(
     assert_eq!(status, "running", "a refused settlement writes nothing");
     let good = finals(&[(0, a, 690), (1, b, 300)]);
     assert_eq!(
-        settle_hand(
-            &pool,
-            hand,
-            "t",
-            &good,
-            10,
-            &serde_json::value::to_raw_value(&json!([])).unwrap()
-        )
-        .await
-        .unwrap(),
+        settle_hand(&pool, hand, "t", &good, 10, &history)
+            .await
+            .unwrap(),
         Outcome::Applied(())
     );
     assert_eq!(
-        settle_hand(
-            &pool,
-            hand,
-            "t",
-            &good,
-            10,
-            &serde_json::value::to_raw_value(&json!([])).unwrap()
-        )
-        .await
-        .unwrap(),
+        settle_hand(&pool, hand, "t", &good, 10, &history)
+            .await
+            .unwrap(),
         Outcome::Replayed
     );
     let stacks: Vec<i64> = sqlx::query_scalar("SELECT stack FROM table_seats ORDER BY seat")
