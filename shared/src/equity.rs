@@ -6,10 +6,13 @@
 //! makes depends on the board's ranks except for flushes, so
 //! 1. every multiset of ranks the missing board cards can have is visited once and weighted by
 //!    the number of boards with those ranks (about 6,000 classes instead of 1,086,008 boards
-//!    heads-up before the flop), scoring hands as if no flush were possible;
+//!    heads-up before the flop), scoring hands as if no flush were possible, and the scores
+//!    are kept;
 //! 2. then, for each suit in which some hand holds two cards, the boards with three or more
-//!    cards of that suit are visited by their suited cards and the ranks of the rest, and the
-//!    difference a flush makes to the outcome is added.
+//!    cards of that suit are visited by their suited cards and the ranks of the rest; where a
+//!    flush changes who wins the high, those boards are counted with the flush and taken out
+//!    of their rank class (its kept scores, so nothing is evaluated twice);
+//! 3. last, each rank class is counted with the boards it still has.
 //!
 //! With unknown (random) hands, or when asked, it samples boards (and the unknown hands) with a
 //! seeded generator and reports the standard error.
@@ -279,7 +282,8 @@ fn exact(hands: &[[Card; 4]], board: &[Card], deck: &[Card]) -> Tally {
     let mut flush_highs = vec![0u16; players];
     let mut units = vec![0u64; players];
 
-    // 1. Rank classes, flushes ignored.
+    // 1. Rank classes, flushes ignored: each class scored once and kept, with its boards.
+    let mut classes = Classes::new(players);
     let mut available = [0u8; 13];
     for card in deck {
         available[usize::from(card.rank().index())] += 1;
@@ -293,10 +297,12 @@ fn exact(hands: &[[Card; 4]], board: &[Card], deck: &[Card]) -> Tally {
             highs[i] = hole.rank_high(row);
             lows[i] = eval::low_key(hole.low_mask(low_row));
         }
-        tally.add(weight as i64, &highs, &lows, &mut units);
+        classes.insert(ranks, weight as i64, &highs, &lows);
     });
 
-    // 2. Boards with three or more cards of a suit in which some hand holds two.
+    // 2. Boards with three or more cards of a suit in which some hand holds two: where the
+    // flush changes who wins the high, those boards leave their rank class and are counted
+    // with the flushes.
     for suit in Suit::ALL {
         if holes.iter().all(|h| h.suited(suit).count_ones() < 2) {
             continue;
@@ -325,21 +331,90 @@ fn exact(hands: &[[Card; 4]], board: &[Card], deck: &[Card]) -> Tally {
                 ranks[board.len()..board.len() + take].copy_from_slice(suited_ranks);
                 rank_classes(&other, missing - take, &mut |chosen, weight| {
                     ranks[board.len() + take..].copy_from_slice(chosen);
-                    let (row, low_row) = eval::rank_rows(ranks);
-                    for (i, hole) in holes.iter().enumerate() {
-                        highs[i] = hole.rank_high(row);
-                        lows[i] = eval::low_key(hole.low_mask(low_row));
+                    let Some((class_highs, class_lows, boards)) = classes.get_mut(ranks) else {
+                        // Every board's ranks were visited in step 1; this cannot happen.
+                        return;
+                    };
+                    for ((high, &flush), &class_high) in
+                        highs.iter_mut().zip(&flush_highs).zip(class_highs)
+                    {
+                        *high = class_high.max(flush);
                     }
-                    tally.add(-(weight as i64), &highs, &lows, &mut units);
-                    for (high, &flush) in highs.iter_mut().zip(&flush_highs) {
-                        *high = (*high).max(flush);
+                    if high_winners(&highs) == high_winners(class_highs) {
+                        return;
                     }
-                    tally.add(weight as i64, &highs, &lows, &mut units);
+                    *boards -= weight as i64;
+                    tally.add(weight as i64, &highs, class_lows, &mut units);
                 });
             });
         }
     }
+
+    for (class_highs, class_lows, boards) in classes.iter() {
+        if boards != 0 {
+            tally.add(boards, class_highs, class_lows, &mut units);
+        }
+    }
     tally
+}
+
+/// The hands that win or tie for the high, a bit each.
+fn high_winners(highs: &[u16]) -> u16 {
+    let best = highs.iter().copied().max().unwrap_or(0);
+    highs
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, &h)| m | u16::from(h == best) << i)
+}
+
+/// The rank classes of step 1 of [`exact`]: each hand's high and low on the class, and how
+/// many of its boards are still counted by rank alone.
+struct Classes {
+    players: usize,
+    /// By [`eval::rank_class`], the class's position in the lists below (`u16::MAX`: none).
+    slot: Vec<u16>,
+    highs: Vec<u16>,
+    lows: Vec<u8>,
+    boards: Vec<i64>,
+}
+
+impl Classes {
+    fn new(players: usize) -> Classes {
+        Classes {
+            players,
+            slot: vec![u16::MAX; eval::RANK_CLASSES],
+            highs: Vec::new(),
+            lows: Vec::new(),
+            boards: Vec::new(),
+        }
+    }
+
+    fn insert(&mut self, ranks: [u8; 5], boards: i64, highs: &[u16], lows: &[u8]) {
+        if let Some(slot) = self.slot.get_mut(eval::rank_class(ranks)) {
+            *slot = self.boards.len() as u16;
+            self.boards.push(boards);
+            self.highs.extend_from_slice(highs);
+            self.lows.extend_from_slice(lows);
+        }
+    }
+
+    fn get_mut(&mut self, ranks: [u8; 5]) -> Option<(&[u16], &[u8], &mut i64)> {
+        let at = usize::from(*self.slot.get(eval::rank_class(ranks))?);
+        let players = self.players;
+        Some((
+            self.highs.get(at * players..(at + 1) * players)?,
+            self.lows.get(at * players..(at + 1) * players)?,
+            self.boards.get_mut(at)?,
+        ))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&[u16], &[u8], i64)> {
+        self.highs
+            .chunks_exact(self.players)
+            .zip(self.lows.chunks_exact(self.players))
+            .zip(&self.boards)
+            .map(|((highs, lows), &boards)| (highs, lows, boards))
+    }
 }
 
 fn ranks_of<'a>(cards: impl Iterator<Item = &'a Card>) -> u16 {
