@@ -75,12 +75,6 @@ impl ChipsError {
 
 // Rows are read into these by column name, so a schema change is an error, not a panic.
 #[derive(sqlx::FromRow)]
-struct SeatRow {
-    seat: i16,
-    stack: i64,
-}
-
-#[derive(sqlx::FromRow)]
 struct VoidedSeat {
     account_id: Uuid,
     seat: i16,
@@ -133,19 +127,6 @@ async fn lock_account(
         .ok_or(ChipsError::NoAccount)
 }
 
-async fn already_applied(
-    tx: &mut Transaction<'_, Postgres>,
-    account: Uuid,
-    key: &str,
-) -> Result<bool, ChipsError> {
-    let row = sqlx::query("SELECT 1 FROM ledger WHERE account_id = $1 AND idempotency_key = $2")
-        .bind(account)
-        .bind(key)
-        .fetch_optional(&mut **tx)
-        .await?;
-    Ok(row.is_some())
-}
-
 /// A ledger row about one account.
 struct Entry<'a> {
     account: Uuid,
@@ -190,53 +171,65 @@ async fn set_balance(
     .await?)
 }
 
-/// Starts a keyed balance change: locks the account and returns the transaction and balance,
-/// or `None` when a request with this key was already applied.
-async fn begin_keyed(
-    pool: &PgPool,
-    account: Uuid,
-    key: &str,
-    fence: Option<&Fence>,
-) -> Result<Option<(Transaction<'static, Postgres>, i64)>, ChipsError> {
-    let mut tx = pool.begin().await?;
-    if let Some(fence) = fence {
-        lease::check(&mut tx, fence).await?;
-    }
-    let balance = lock_account(&mut tx, account).await?;
-    if already_applied(&mut tx, account, key).await? {
-        return Ok(None);
-    }
-    Ok(Some((tx, balance)))
+/// What `seat_move` (migration 0012) answers.
+#[derive(sqlx::FromRow)]
+struct SeatMove {
+    r_outcome: String,
+    r_chips: Option<i64>,
+    r_balance: Option<i64>,
 }
 
-/// Ends a move of chips between the balance and a seat: the balance change, its ledger row
-/// and the commit. Returns the balance after.
-async fn finish_seat_move(
-    mut tx: Transaction<'_, Postgres>,
-    account: Uuid,
+/// A move of chips between the balance and a seat, keyed: one database function, so one round
+/// trip, that checks the lease, locks the account, skips a replayed key, moves the chips and
+/// writes the ledger row. Returns the chips moved (negative: taken from the balance) and the
+/// balance after.
+#[allow(clippy::too_many_arguments)] // one per parameter of the database function
+async fn seat_move(
+    pool: &PgPool,
     kind: &str,
-    delta: i64,
+    account: Uuid,
     table_id: &str,
-    seat: i16,
+    seat: Option<i16>,
+    chips: Option<i64>,
     key: &str,
-) -> Result<i64, ChipsError> {
-    let balance_after = set_balance(&mut tx, account, delta).await?;
-    write(
-        &mut tx,
-        Entry {
-            account,
-            kind,
-            amount: delta,
-            balance_after,
-            table_id: Some(table_id),
-            seat: Some(seat),
-            hand: None,
-            key: Some(key),
-        },
+    fence: Option<&Fence>,
+) -> Result<Outcome<(i64, i64)>, ChipsError> {
+    let row: SeatMove = sqlx::query_as(
+        "SELECT r_outcome, r_chips, r_balance FROM seat_move($1, $2, $3, $4, $5, $6, $7, $8)",
     )
+    .bind(kind)
+    .bind(account)
+    .bind(table_id)
+    .bind(seat)
+    .bind(chips)
+    .bind(key)
+    .bind(fence.map(|f| f.table_id.as_str()))
+    .bind(fence.map(|f| f.epoch))
+    .fetch_one(pool)
     .await?;
-    tx.commit().await?;
-    Ok(balance_after)
+    match (row.r_outcome.as_str(), row.r_chips, row.r_balance) {
+        ("applied", Some(moved), Some(balance)) => Ok(Outcome::Applied((moved, balance))),
+        ("replayed", ..) => Ok(Outcome::Replayed),
+        ("insufficient", _, Some(balance)) => Err(ChipsError::InsufficientBalance { balance }),
+        ("no_account", ..) => Err(ChipsError::NoAccount),
+        ("seat_taken", ..) => Err(ChipsError::SeatTaken),
+        ("already_seated", ..) => Err(ChipsError::AlreadySeated),
+        ("not_seated", ..) => Err(ChipsError::NotSeated),
+        ("fenced", ..) => Err(match fence {
+            Some(f) => ChipsError::Fenced {
+                table: f.table_id.clone(),
+                epoch: f.epoch,
+            },
+            None => unexpected_seat_move(&row.r_outcome),
+        }),
+        _ => Err(unexpected_seat_move(&row.r_outcome)),
+    }
+}
+
+fn unexpected_seat_move(outcome: &str) -> ChipsError {
+    ChipsError::Database(sqlx::Error::Protocol(format!(
+        "seat_move answered {outcome:?}"
+    )))
 }
 
 /// Creates an account holding `grant` chips, with its grant ledger row.
@@ -281,40 +274,24 @@ pub async fn buy_in(
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let Some((mut tx, balance)) = begin_keyed(pool, account, key, fence).await? else {
-        return Ok(Outcome::Replayed);
-    };
-    if balance < chips {
-        return Err(ChipsError::InsufficientBalance { balance });
-    }
-    let inserted = sqlx::query(
-        "INSERT INTO table_seats (table_id, seat, account_id, stack) VALUES ($1, $2, $3, $4)",
+    let seat = Some(i16::from(seat));
+    Ok(
+        match seat_move(
+            pool,
+            "buy_in",
+            account,
+            table_id,
+            seat,
+            Some(chips),
+            key,
+            fence,
+        )
+        .await?
+        {
+            Outcome::Applied((_, balance_after)) => Outcome::Applied(balance_after),
+            Outcome::Replayed => Outcome::Replayed,
+        },
     )
-    .bind(table_id)
-    .bind(i16::from(seat))
-    .bind(account)
-    .bind(chips)
-    .execute(&mut *tx)
-    .await;
-    if let Err(sqlx::Error::Database(e)) = &inserted {
-        match e.constraint() {
-            Some("table_seats_pkey") => return Err(ChipsError::SeatTaken),
-            Some("table_seats_table_id_account_id_key") => return Err(ChipsError::AlreadySeated),
-            _ => {}
-        }
-    }
-    inserted?;
-    let balance_after = finish_seat_move(
-        tx,
-        account,
-        "buy_in",
-        -chips,
-        table_id,
-        i16::from(seat),
-        key,
-    )
-    .await?;
-    Ok(Outcome::Applied(balance_after))
 }
 
 /// Adds chips from the balance to the account's seat at a table (between hands: the caller
@@ -328,25 +305,23 @@ pub async fn top_up(
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
     let chips = amount(chips)?;
-    let Some((mut tx, balance)) = begin_keyed(pool, account, key, fence).await? else {
-        return Ok(Outcome::Replayed);
-    };
-    if balance < chips {
-        return Err(ChipsError::InsufficientBalance { balance });
-    }
-    let seat: i16 = sqlx::query_scalar(
-        "UPDATE table_seats SET stack = stack + $3 WHERE table_id = $1 AND account_id = $2 \
-         RETURNING seat",
+    Ok(
+        match seat_move(
+            pool,
+            "top_up",
+            account,
+            table_id,
+            None,
+            Some(chips),
+            key,
+            fence,
+        )
+        .await?
+        {
+            Outcome::Applied((_, balance_after)) => Outcome::Applied(balance_after),
+            Outcome::Replayed => Outcome::Replayed,
+        },
     )
-    .bind(table_id)
-    .bind(account)
-    .bind(chips)
-    .fetch_optional(&mut *tx)
-    .await?
-    .ok_or(ChipsError::NotSeated)?;
-    let balance_after =
-        finish_seat_move(tx, account, "top_up", -chips, table_id, seat, key).await?;
-    Ok(Outcome::Applied(balance_after))
 }
 
 /// Frees the account's seat and moves its whole stack back to the balance. Returns the chips
@@ -358,19 +333,12 @@ pub async fn cash_out(
     key: &str,
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
-    let Some((mut tx, _)) = begin_keyed(pool, account, key, fence).await? else {
-        return Ok(Outcome::Replayed);
-    };
-    let SeatRow { seat, stack } = sqlx::query_as(
-        "DELETE FROM table_seats WHERE table_id = $1 AND account_id = $2 RETURNING seat, stack",
+    Ok(
+        match seat_move(pool, "cash_out", account, table_id, None, None, key, fence).await? {
+            Outcome::Applied((stack, _)) => Outcome::Applied(stack),
+            Outcome::Replayed => Outcome::Replayed,
+        },
     )
-    .bind(table_id)
-    .bind(account)
-    .fetch_optional(&mut *tx)
-    .await?
-    .ok_or(ChipsError::NotSeated)?;
-    finish_seat_move(tx, account, "cash_out", stack, table_id, seat, key).await?;
-    Ok(Outcome::Applied(stack))
 }
 
 /// Records that a hand has started, with the stacks it started from, the deck's hash and who
