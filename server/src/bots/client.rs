@@ -41,8 +41,10 @@ impl From<tokio_tungstenite::tungstenite::Error> for BotError {
 
 /// Registrations in flight at once.
 const REGISTER_CONCURRENCY: usize = 16;
-/// Socket buffers sized to the protocol (the server's are the same).
-const READ_BUFFER: usize = 8 * 1024;
+/// Socket buffers sized to the protocol. tungstenite zeroes up to this much before every read,
+/// and most server messages are well under a KiB (a hand's 155 average 550 bytes); a longer
+/// one reserves its own length and is read in several steps.
+const READ_BUFFER: usize = 2 * 1024;
 const WRITE_BUFFER: usize = 8 * 1024;
 
 #[derive(Clone, Debug)]
@@ -420,7 +422,7 @@ async fn session(
         request.headers_mut().insert("origin", v);
     }
     // tungstenite zeroes its whole read buffer (128 KiB by default) on every read: a fifth of
-    // the bots' CPU went to memset. Server messages are a few KiB.
+    // the bots' CPU went to memset.
     let config = WebSocketConfig::default()
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER);
