@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::ServiceExt;
 
@@ -109,6 +109,27 @@ pub fn raise_open_files_limit() -> u64 {
             1024
         }
     }
+}
+
+/// Connections the kernel completes and holds until the accept loop takes them. Tokio's
+/// `TcpListener::bind` asks for 1,024: when 10,000 clients connected within a second (a
+/// restart's reconnections, the load test's start), thousands overflowed it, waited out SYN
+/// retries, and some were reset. The kernel gives at most `net.core.somaxconn` (4,096 by
+/// default since Linux 5.4), so raising that raises this.
+pub const ACCEPT_BACKLOG: u32 = 8192;
+
+/// A listener on `addr` with [`ACCEPT_BACKLOG`].
+pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    // As std does on Unix: a restarted server binds while its old connections are in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(ACCEPT_BACKLOG)
 }
 
 /// The connection cap for a process allowed `open_files` descriptors: room is kept for the
@@ -232,6 +253,41 @@ async fn connection(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the kernel allows a listen backlog here (`net.core.somaxconn`).
+    fn somaxconn() -> Option<usize> {
+        std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_connections_past_tokios_default_backlog_is_held_until_accepted() {
+        // Past tokio's 1,024, within what the kernel allows (4,096 by default).
+        let burst = somaxconn().unwrap_or(0).min(2_000);
+        assert!(
+            burst > 1_100,
+            "net.core.somaxconn is {burst}: too small to hold a burst of reconnections"
+        );
+        raise_open_files_limit();
+        let listener = bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        // Nobody accepts: every connection must wait in the backlog. One that overflowed it
+        // would get no answer to its SYN for a second or more.
+        let mut held = Vec::with_capacity(burst);
+        for n in 0..burst {
+            let connect = tokio::net::TcpStream::connect(addr);
+            match tokio::time::timeout(Duration::from_millis(500), connect).await {
+                Ok(Ok(stream)) => held.push(stream),
+                Ok(Err(e)) => panic!("connection {n} of {burst} failed: {e}"),
+                Err(_) => panic!("connection {n} of {burst} was not answered: the backlog is full"),
+            }
+        }
+        let (first, _) = listener.accept().await.expect("accept");
+        assert_eq!(first.peer_addr().ok(), held[0].local_addr().ok());
+    }
 
     #[test]
     fn an_address_holds_at_most_its_share_and_gets_it_back_on_close() {

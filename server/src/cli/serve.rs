@@ -36,9 +36,7 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
         Duration::from_secs(5)
     };
     let state = app::AppState::start(pool, config).await?;
-    let listener = tokio::net::TcpListener::bind(bind)
-        .await
-        .with_context(|| format!("binding {bind}"))?;
+    let listener = listen::bind(bind).with_context(|| format!("binding {bind}"))?;
     // The address actually bound: with port 0 the system picks one, and tests read it here.
     let addr = listener.local_addr().context("reading the bound address")?;
     tracing::info!(%addr, "scoop listening");
@@ -55,8 +53,7 @@ pub async fn run(config: Config) -> anyhow::Result<ExitCode> {
         }
     });
 
-    let metrics_listener = tokio::net::TcpListener::bind(metrics_bind)
-        .await
+    let metrics_listener = listen::bind(metrics_bind)
         .with_context(|| format!("binding {metrics_bind} for /metrics"))?;
     tracing::info!(addr = %metrics_bind, "metrics at /metrics");
     let metrics = app::metrics_router(state.clone());
