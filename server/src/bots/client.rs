@@ -41,11 +41,18 @@ impl From<tokio_tungstenite::tungstenite::Error> for BotError {
 
 /// Registrations in flight at once.
 const REGISTER_CONCURRENCY: usize = 16;
-/// Socket buffers sized to the protocol. tungstenite zeroes up to this much before every read,
-/// and most server messages are well under a KiB (a hand's 155 average 550 bytes); a longer
-/// one reserves its own length and is read in several steps.
+/// Socket buffers sized to the protocol. tungstenite zeroes up to this much before every read
+/// (at its default of 128 KiB, a fifth of the bots' CPU went to memset), and most server
+/// messages are well under a KiB (a hand's 155 average 550 bytes); a longer one reserves its
+/// own length and is read in several steps.
 const READ_BUFFER: usize = 2 * 1024;
 const WRITE_BUFFER: usize = 8 * 1024;
+
+fn socket_config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
+}
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -308,13 +315,13 @@ async fn idle_sockets(opts: &Options) -> Vec<tokio::task::JoinHandle<()>> {
                 request
                     .headers_mut()
                     .insert("origin", HeaderValue::from_str(&origin).ok()?);
-                let config = WebSocketConfig::default()
-                    .read_buffer_size(READ_BUFFER)
-                    .write_buffer_size(WRITE_BUFFER);
-                let (mut ws, _) =
-                    tokio_tungstenite::connect_async_with_config(request, Some(config), true)
-                        .await
-                        .ok()?;
+                let (mut ws, _) = tokio_tungstenite::connect_async_with_config(
+                    request,
+                    Some(socket_config()),
+                    true,
+                )
+                .await
+                .ok()?;
                 Some(tokio::spawn(async move {
                     while let Some(Ok(_)) = ws.next().await {}
                 }))
@@ -421,13 +428,8 @@ async fn session(
     if let Ok(v) = HeaderValue::from_str(&opts.url) {
         request.headers_mut().insert("origin", v);
     }
-    // tungstenite zeroes its whole read buffer (128 KiB by default) on every read: a fifth of
-    // the bots' CPU went to memset.
-    let config = WebSocketConfig::default()
-        .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(WRITE_BUFFER);
     let (mut ws, _) =
-        tokio_tungstenite::connect_async_with_config(request, Some(config), true).await?;
+        tokio_tungstenite::connect_async_with_config(request, Some(socket_config()), true).await?;
     *connected = true;
     let send =
         |msg: &ClientMessage| Message::Text(serde_json::to_string(msg).unwrap_or_default().into());
