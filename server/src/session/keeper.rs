@@ -86,16 +86,25 @@ impl Keeper {
         }
         let alive = super::alive(pool, &hashes, lifetime).await?;
         let alive: HashSet<Vec<u8>> = alive.into_iter().map(|s| s.token_hash).collect();
+        Ok(self.end_over(&hashes.into_iter().collect(), &alive))
+    }
+
+    /// Ends the sockets whose session was `checked` and is not `alive`. A socket kept while
+    /// the statement ran was not asked about and is left alone: it used to be ended, so a
+    /// crowd that logged in during a check (every bot of a load test, or players after a
+    /// restart) was logged out at once.
+    fn end_over(&self, checked: &HashSet<Vec<u8>>, alive: &HashSet<Vec<u8>>) -> usize {
         let mut ended = 0;
         for socket in self.lock().values_mut() {
-            if !alive.contains(&socket.hash)
+            if checked.contains(&socket.hash)
+                && !alive.contains(&socket.hash)
                 && let Some(tx) = socket.ended.take()
             {
                 let _ = tx.send(());
                 ended += 1;
             }
         }
-        Ok(ended)
+        ended
     }
 
     /// Checks every [`CHECK_EVERY`] for as long as the process runs. A failed check (the
@@ -117,5 +126,28 @@ impl Keeper {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_socket_kept_while_a_check_runs_is_not_ended_by_it() {
+        let keeper = Keeper::new();
+        let mut over = keeper.keep(1, "over");
+        let mut kept = keeper.keep(2, "kept");
+        let checked: HashSet<Vec<u8>> = [token_hash("over"), token_hash("kept")].into();
+        // Logged in while the statement ran: not in what was checked.
+        let mut newcomer = keeper.keep(3, "newcomer");
+        let alive: HashSet<Vec<u8>> = [token_hash("kept")].into();
+        assert_eq!(keeper.end_over(&checked, &alive), 1);
+        assert!(
+            over.ended.try_recv().is_ok(),
+            "a session found over ends its socket"
+        );
+        assert!(kept.ended.try_recv().is_err());
+        assert!(newcomer.ended.try_recv().is_err());
     }
 }
