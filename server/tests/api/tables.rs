@@ -289,17 +289,7 @@ async fn clock_expiry_checks_or_folds_and_sits_the_player_out() {
             _ => None,
         })
         .unwrap();
-    let view = a
-        .until(
-            |m| matches!(m, ServerMessage::Events { view: Some(view), .. } if !view.hand_running),
-        )
-        .await;
-    let ServerMessage::Events {
-        view: Some(view), ..
-    } = view
-    else {
-        unreachable!()
-    };
+    let view = a.until_view(|view| !view.hand_running).await;
     assert_eq!(
         view.seats[folder as usize].as_ref().unwrap().status,
         SeatStatus::SittingOut
@@ -774,10 +764,7 @@ async fn leaving_on_ones_turn_folds_and_the_hand_settles_before_the_cash_out() {
         })
         .await;
     stayer
-        .until(|m| {
-            matches!(m, ServerMessage::Events { view: Some(view), .. } | ServerMessage::Snapshot { view, .. }
-            if !view.hand_running && view.seats.iter().flatten().count() == 1)
-        })
+        .until_view(|view| !view.hand_running && view.seats.iter().flatten().count() == 1)
         .await;
 
     let status: Vec<String> = sqlx::query_scalar("SELECT status FROM hands")

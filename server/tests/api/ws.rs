@@ -176,6 +176,31 @@ impl Client {
         panic!("waited too long");
     }
 
+    /// The view this client holds once it is as `pred` wants: the one it holds now, or the
+    /// first later one. (A change that changes nothing anyone sees is not sent, so what a test
+    /// waits for may already have come with the last message.)
+    pub async fn until_view(&mut self, mut pred: impl FnMut(&TableView) -> bool) -> Box<TableView> {
+        if let Some(view) = self.view.as_ref().filter(|v| pred(v)) {
+            return view.clone();
+        }
+        match self
+            .until(|m| match m {
+                ServerMessage::Events {
+                    view: Some(view), ..
+                }
+                | ServerMessage::Snapshot { view, .. } => pred(view),
+                _ => false,
+            })
+            .await
+        {
+            ServerMessage::Events {
+                view: Some(view), ..
+            }
+            | ServerMessage::Snapshot { view, .. } => view,
+            _ => unreachable!(),
+        }
+    }
+
     pub async fn watch(&mut self, table: &str) -> Box<TableView> {
         self.send(&ClientMessage::Watch {
             table: table.into(),

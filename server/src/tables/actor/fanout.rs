@@ -189,6 +189,8 @@ pub struct Watchers {
     /// Each audience's last view and the `seq` it was sent with: what the next change is
     /// measured from. Only audiences someone watches as are kept.
     sent: HashMap<Viewer, (u64, TableView)>,
+    /// The clock the last broadcast carried.
+    clock: Option<Clock>,
 }
 
 /// Ten seats and the spectators.
@@ -291,12 +293,52 @@ impl Watchers {
     /// that audience was last sent. A watcher that does not hold that view (it fell behind,
     /// or now watches as someone else: it sat down or stood up) gets the current snapshot,
     /// also built once per audience; one whose queue is full is skipped until it has room.
-    /// Returns the number of messages serialised.
-    pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> usize {
+    /// Returns the number of messages serialised, or `None` when the change is no change to
+    /// anyone (no event, every audience's view and the clock as last sent, and every watcher
+    /// holding its audience's view): then nothing is sent and `frame.seq` is not used, so
+    /// that clients, which take a jump in `seq` for a lost message, see none. A hand's end
+    /// is followed by such a broadcast whenever nobody left, stood up or topped up, one
+    /// change in twenty-six of a hand at full speed.
+    pub fn broadcast(&mut self, frame: &Frame<'_>, events: &[format::Event]) -> Option<usize> {
         // At most a seat's audience per seat and the spectators': a short list, searched.
         let mut audiences: Vec<(Viewer, Audience)> = Vec::with_capacity(AUDIENCES);
+        let mut unchanged = events.is_empty() && frame.clock == self.clock;
+        for w in self.map.values() {
+            if w.stale && !w.sink.has_room() {
+                continue;
+            }
+            let viewer = frame.viewer(w.account);
+            if !audiences.iter().any(|(v, _)| *v == viewer) {
+                let view = frame.view(viewer);
+                audiences.push((
+                    viewer,
+                    Audience {
+                        view,
+                        change: None,
+                        snapshot: None,
+                        relayed: None,
+                    },
+                ));
+            }
+            if unchanged {
+                let held = self.sent.get(&viewer).filter(|(seq, old)| {
+                    !w.stale
+                        && w.holds == Some((viewer, *seq))
+                        && audiences
+                            .iter()
+                            .any(|(v, a)| *v == viewer && a.view == *old)
+                });
+                unchanged = held.is_some();
+            }
+        }
+        if unchanged {
+            return None;
+        }
+        self.clock = frame.clock;
         let mut built = 0;
-        let Watchers { map, chat, sent } = self;
+        let Watchers {
+            map, chat, sent, ..
+        } = self;
         for players_pass in [true, false] {
             for w in map.values_mut() {
                 if w.stale && !w.sink.has_room() {
@@ -311,19 +353,10 @@ impl Watchers {
                     change,
                     snapshot,
                     relayed,
-                } = match audiences.iter().position(|(v, _)| *v == viewer) {
-                    Some(n) => &mut audiences[n].1,
-                    None => {
-                        let audience = Audience {
-                            view: frame.view(viewer),
-                            change: None,
-                            snapshot: None,
-                            relayed: None,
-                        };
-                        let n = audiences.len();
-                        audiences.push((viewer, audience));
-                        &mut audiences[n].1
-                    }
+                } = match audiences.iter_mut().find(|(v, _)| *v == viewer) {
+                    Some((_, audience)) => audience,
+                    // Every watcher served here was given its audience above.
+                    None => continue,
                 };
                 let base = sent
                     .get(&viewer)
@@ -373,7 +406,7 @@ impl Watchers {
         for (viewer, audience) in audiences {
             sent.insert(viewer, (frame.seq, audience.view));
         }
-        built
+        Some(built)
     }
 
     /// The current table to one watcher (joining, or asking after a gap), then the chat
@@ -502,7 +535,13 @@ mod tests {
             seq,
             table,
             hand_number: 0,
-            clock: None,
+            // A clock running down: each broadcast is a change, though the table stays put.
+            clock: Some(Clock {
+                seat: 0,
+                remaining_ms: 100_000 - seq,
+                time_bank_ms: 0,
+                in_time_bank: false,
+            }),
             home: None,
             log: &[],
             waiting: 0,
@@ -551,7 +590,7 @@ mod tests {
             .collect();
         let mut frames = 0;
         for seq in 1..=20 {
-            frames += w.broadcast(&frame(&table, seq), &[]);
+            frames += w.broadcast(&frame(&table, seq), &[]).unwrap_or_default();
         }
         // Each change is serialised once per audience: seat 0, seat 1, the spectators (and
         // the stalled crowd's snapshot once, when it first fell behind).
@@ -576,7 +615,7 @@ mod tests {
         );
         assert!(!w.is_stale(100));
         // The rest of the crowd is still behind and still costs nothing.
-        assert_eq!(more, 4);
+        assert_eq!(more, Some(4));
     }
 
     #[test]
@@ -688,6 +727,77 @@ mod tests {
         serde_json::from_str(&frame).expect("a server message")
     }
 
+    #[test]
+    fn a_broadcast_that_changes_nothing_for_anyone_sends_nothing_and_takes_no_seq() {
+        let table = table();
+        let mut w = Watchers::default();
+        let mut seat0 = watch(&mut w, 1, Some(1), 64);
+        let mut spectator = watch(&mut w, 2, None, 64);
+        let still = |seq| Frame {
+            clock: None,
+            ..frame(&table, seq)
+        };
+        assert!(
+            w.broadcast(&still(1), &[]).is_some(),
+            "everyone's first snapshot"
+        );
+        assert!(matches!(
+            message(&mut seat0),
+            ServerMessage::Snapshot { seq: 1, .. }
+        ));
+        assert!(matches!(
+            message(&mut spectator),
+            ServerMessage::Snapshot { seq: 1, .. }
+        ));
+        assert_eq!(w.broadcast(&still(2), &[]), None);
+        assert!(seat0.try_recv().is_err() && spectator.try_recv().is_err());
+        // A clock is a change, measured from the last view sent.
+        assert!(w.broadcast(&frame(&table, 2), &[]).is_some());
+        for rx in [&mut seat0, &mut spectator] {
+            let msg = message(rx);
+            assert!(
+                matches!(
+                    msg,
+                    ServerMessage::Events {
+                        seq: 2,
+                        since: Some(1),
+                        ..
+                    }
+                ),
+                "{msg:?}"
+            );
+        }
+        // So is the clock stopping, and an event.
+        assert!(w.broadcast(&still(3), &[]).is_some());
+        let event = format::Event::HandsFaceUp { hands: Vec::new() };
+        assert!(w.broadcast(&still(4), &[event]).is_some());
+        assert_eq!(w.broadcast(&still(5), &[]), None);
+        // So is a watcher who needs a snapshot; the others follow the `seq` it takes.
+        let mut newcomer = watch(&mut w, 3, None, 64);
+        for rx in [&mut seat0, &mut spectator] {
+            while rx.try_recv().is_ok() {}
+        }
+        assert!(w.broadcast(&still(5), &[]).is_some());
+        assert!(matches!(
+            message(&mut newcomer),
+            ServerMessage::Snapshot { seq: 5, .. }
+        ));
+        for rx in [&mut seat0, &mut spectator] {
+            let msg = message(rx);
+            assert!(
+                matches!(
+                    msg,
+                    ServerMessage::Events {
+                        seq: 5,
+                        since: Some(4),
+                        ..
+                    }
+                ),
+                "{msg:?}"
+            );
+        }
+    }
+
     /// What a client holds after this message, given what it held before.
     fn follow(held: Option<TableView>, msg: ServerMessage) -> TableView {
         match msg {
@@ -756,7 +866,8 @@ mod tests {
             seq += 1;
             let built = w.broadcast(&frame(&table, seq), &[]);
             assert_eq!(
-                built, 3,
+                built,
+                Some(3),
                 "one change per audience: two seats and the spectators"
             );
             for (n, r) in rx.iter_mut().enumerate() {

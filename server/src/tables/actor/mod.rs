@@ -466,12 +466,11 @@ impl TableActor {
 
     /// Sends this change to every watcher (see `fanout`).
     fn broadcast(&mut self, events: &[format::Event]) {
-        self.seq += 1;
         let home = self.home.as_ref().map(|g| g.home.view());
         let frame = Frame {
             table_id: &self.id,
             name: &self.def.name,
-            seq: self.seq,
+            seq: self.seq + 1,
             table: &self.table,
             hand_number: self.hand_number,
             clock: self.clocks.view(Instant::now()),
@@ -482,7 +481,10 @@ impl TableActor {
                 .map_or(&self.last_hand, |h| &h.record.events),
             waiting: self.waitlist.len().try_into().unwrap_or(u32::MAX),
         };
-        let built = self.watchers.broadcast(&frame, events);
+        let Some(built) = self.watchers.broadcast(&frame, events) else {
+            return;
+        };
+        self.seq += 1;
         self.metrics.broadcasts.inc();
         self.metrics.frames_serialised.add(built as u64);
     }
