@@ -308,8 +308,12 @@ impl Watchers {
                 continue;
             }
             let viewer = frame.viewer(w.account);
+            let base = self.sent.get(&viewer);
             if !audiences.iter().any(|(v, _)| *v == viewer) {
                 let view = frame.view(viewer);
+                // Each audience's view is compared once, not once per watcher (a crowd of
+                // spectators shares one).
+                unchanged = unchanged && base.is_some_and(|(_, old)| *old == view);
                 audiences.push((
                     viewer,
                     Audience {
@@ -320,16 +324,9 @@ impl Watchers {
                     },
                 ));
             }
-            if unchanged {
-                let held = self.sent.get(&viewer).filter(|(seq, old)| {
-                    !w.stale
-                        && w.holds == Some((viewer, *seq))
-                        && audiences
-                            .iter()
-                            .any(|(v, a)| *v == viewer && a.view == *old)
-                });
-                unchanged = held.is_some();
-            }
+            unchanged = unchanged
+                && !w.stale
+                && base.is_some_and(|(seq, _)| w.holds == Some((viewer, *seq)));
         }
         if unchanged {
             return None;
@@ -727,6 +724,15 @@ mod tests {
         serde_json::from_str(&frame).expect("a server message")
     }
 
+    /// The next message is a change at `seq` measured from the view at `since`.
+    fn assert_change(rx: &mut mpsc::Receiver<Outgoing>, seq: u64, since: u64) {
+        let msg = message(rx);
+        assert!(
+            matches!(msg, ServerMessage::Events { seq: s, since: Some(f), .. } if s == seq && f == since),
+            "{msg:?}"
+        );
+    }
+
     #[test]
     fn a_broadcast_that_changes_nothing_for_anyone_sends_nothing_and_takes_no_seq() {
         let table = table();
@@ -754,18 +760,7 @@ mod tests {
         // A clock is a change, measured from the last view sent.
         assert!(w.broadcast(&frame(&table, 2), &[]).is_some());
         for rx in [&mut seat0, &mut spectator] {
-            let msg = message(rx);
-            assert!(
-                matches!(
-                    msg,
-                    ServerMessage::Events {
-                        seq: 2,
-                        since: Some(1),
-                        ..
-                    }
-                ),
-                "{msg:?}"
-            );
+            assert_change(rx, 2, 1);
         }
         // So is the clock stopping, and an event.
         assert!(w.broadcast(&still(3), &[]).is_some());
@@ -783,18 +778,7 @@ mod tests {
             ServerMessage::Snapshot { seq: 5, .. }
         ));
         for rx in [&mut seat0, &mut spectator] {
-            let msg = message(rx);
-            assert!(
-                matches!(
-                    msg,
-                    ServerMessage::Events {
-                        seq: 5,
-                        since: Some(4),
-                        ..
-                    }
-                ),
-                "{msg:?}"
-            );
+            assert_change(rx, 5, 4);
         }
     }
 
