@@ -196,7 +196,7 @@ impl Metrics {
         metric(
             "scoop_frames_serialised_total",
             "counter",
-            "Table messages serialised for broadcasts (one per audience per change).",
+            "Table messages serialised for broadcasts (at most one per audience per change; audiences told the same share one).",
             self.frames_serialised.get(),
         );
         metric(

@@ -48,6 +48,28 @@ pub fn project(event: &Event, viewer: Viewer) -> ViewEvent {
 
 /// The whole table as `viewer` may see it. `hand_number` is the table's count of hands dealt.
 pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView {
+    let mut view = public_view(table, hand_number);
+    personalise(&mut view, table, viewer);
+    view
+}
+
+/// `public` (what [`public_view`] gave for this table as it stands) as `viewer` sees it: a
+/// broadcast builds the public view once and each seat's from it, rather than projecting the
+/// whole table again for every seat.
+pub fn view_for(public: &TableView, table: &Table, viewer: Viewer) -> TableView {
+    let mut view = public.clone();
+    personalise(&mut view, table, viewer);
+    view
+}
+
+/// The cards in a seat are its occupant's only if they were dealt them: a newcomer to a seat
+/// between hands must not see (or be shown with) the last one's.
+fn in_hand(table: &Table, seat: u8) -> bool {
+    table.dealt_in(seat) && table.hand().and_then(|h| h.hole_cards(seat)).is_some()
+}
+
+/// The table as a spectator sees it: only cards turned face up, nobody's own controls.
+pub fn public_view(table: &Table, hand_number: u64) -> TableView {
     let config = table.config();
     let hand = table.hand();
     let running = table.hand_running();
@@ -55,15 +77,13 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
     let seats = (0..config.seats)
         .map(|i| {
             let s = table.seat(i)?;
-            // The cards in a seat are its occupant's only if they were dealt them: a newcomer
-            // to a seat between hands must not see (or be shown with) the last one's.
-            let in_hand = table.dealt_in(i) && hand.and_then(|h| h.hole_cards(i)).is_some();
+            let in_hand = in_hand(table, i);
             let live = in_hand && hand.is_some_and(|h| h.is_live(i));
             let (stack, bet) = match hand {
                 Some(h) if running && in_hand => (h.stack(i).unwrap_or(0), h.bet(i).unwrap_or(0)),
                 _ => (s.stack, 0),
             };
-            let visible = viewer.owns(i) || hand.is_some_and(|h| h.is_shown(i));
+            let shown = hand.is_some_and(|h| h.is_shown(i));
             Some(SeatView {
                 seat: i,
                 name: s.name.clone(),
@@ -73,19 +93,13 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
                 live,
                 all_in: live && running && stack == 0,
                 cards: hand
-                    .filter(|_| visible && in_hand)
+                    .filter(|_| shown && in_hand)
                     .and_then(|h| h.hole_cards(i)),
                 missed_big: s.missed_big,
                 missed_small: s.missed_small,
             })
         })
         .collect();
-    let you = match viewer {
-        Viewer::Seat(s) if table.seat(s).is_some() => Some(s),
-        _ => None,
-    };
-    let legal = hand.and_then(|h| h.legal()).filter(|l| you == Some(l.seat));
-    let mine = you.and_then(|s| table.seat(s));
     TableView {
         stakes: config.stakes,
         seat_count: config.seats,
@@ -105,22 +119,46 @@ pub fn table_view(table: &Table, viewer: Viewer, hand_number: u64) -> TableView 
             Vec::new()
         },
         to_act: hand.and_then(|h| h.to_act()),
-        you,
-        legal,
+        you: None,
+        legal: None,
         name: String::new(),
         home: None,
         second_board: hand.and_then(|h| h.second_board()).unwrap_or_default(),
         run_twice: config.run_twice,
         straddle: config.straddle,
-        straddling: mine.is_some_and(|s| s.straddle),
-        sit_out_at_big_blind: mine.is_some_and(|s| s.sit_out_at_big_blind),
-        show_losing: mine.is_some_and(|s| s.show_losing),
-        auto_top_up: mine.and_then(|s| s.auto_top_up),
-        can_show: you.is_some_and(|s| {
-            !running && table.dealt_in(s) && hand.is_some_and(|h| h.may_show_uncalled(s))
-        }),
+        straddling: false,
+        sit_out_at_big_blind: false,
+        show_losing: false,
+        auto_top_up: None,
+        can_show: false,
         waiting: 0,
     }
+}
+
+/// What a seated viewer sees besides the public view: their own hole cards, their legal
+/// actions when it is their turn, and their seat's settings.
+fn personalise(view: &mut TableView, table: &Table, viewer: Viewer) {
+    let Viewer::Seat(seat) = viewer else {
+        return;
+    };
+    let Some(mine) = table.seat(seat) else {
+        return;
+    };
+    let hand = table.hand();
+    let running = table.hand_running();
+    if in_hand(table, seat)
+        && let Some(Some(own)) = view.seats.get_mut(usize::from(seat))
+    {
+        own.cards = hand.and_then(|h| h.hole_cards(seat));
+    }
+    view.you = Some(seat);
+    view.legal = hand.and_then(|h| h.legal()).filter(|l| l.seat == seat);
+    view.straddling = mine.straddle;
+    view.sit_out_at_big_blind = mine.sit_out_at_big_blind;
+    view.show_losing = mine.show_losing;
+    view.auto_top_up = mine.auto_top_up;
+    view.can_show =
+        !running && table.dealt_in(seat) && hand.is_some_and(|h| h.may_show_uncalled(seat));
 }
 
 #[cfg(test)]
@@ -181,6 +219,29 @@ mod tests {
         t.act(other, Action::Call).unwrap();
         let view = table_view(&t, Viewer::Spectator, 1);
         assert!(view.seats.iter().flatten().all(|s| s.cards.is_some()));
+    }
+
+    #[test]
+    fn rule_10_a_seat_view_built_from_the_public_view_adds_only_that_seats_cards_and_controls() {
+        let (t, _) = two_player_table();
+        let public = public_view(&t, 1);
+        assert_eq!(public, table_view(&t, Viewer::Spectator, 1));
+        let to_act = t.hand().unwrap().to_act().unwrap();
+        for seat in [0, 3] {
+            let own = view_for(&public, &t, Viewer::Seat(seat));
+            assert_eq!(own, table_view(&t, Viewer::Seat(seat), 1));
+            let json = serde_json::to_string(&own).unwrap();
+            assert!(cards_in(&json, &t, seat));
+            let other = if seat == 0 { 3 } else { 0 };
+            assert!(
+                !cards_in(&json, &t, other),
+                "seat {seat} saw seat {other}'s cards"
+            );
+            assert_eq!(own.you, Some(seat));
+            assert_eq!(own.legal.is_some(), seat == to_act);
+        }
+        // An empty seat's viewer is a spectator.
+        assert_eq!(view_for(&public, &t, Viewer::Seat(1)), public);
     }
 
     #[test]
