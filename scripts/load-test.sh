@@ -191,7 +191,9 @@ echo "whole run: $settled hands settled by the server (before SIGTERM); in the d
 echo "sockets closed for abuse: $(metric scoop_sockets_closed_for_abuse_total "$work/final.txt"), connections refused: $(metric scoop_connections_refused_total "$work/final.txt")"
 batches=$(($(metric scoop_hand_write_batches_total "$work/metrics.txt") - $(metric scoop_hand_write_batches_total "$work/start.txt")))
 writes=$(($(metric scoop_hand_writes_total "$work/metrics.txt") - $(metric scoop_hand_writes_total "$work/start.txt")))
-echo "hand writes in the window: $writes in $batches transactions ($(echo "scale=1; $writes / ($batches + ($batches == 0))" | bc) a commit)"
+echo "hand writes and top-ups in the window: $writes in $batches transactions ($(echo "scale=1; $writes / ($batches + ($batches == 0))" | bc) a commit)"
+serialised=$(($(metric scoop_frames_serialised_total "$work/metrics.txt") - $(metric scoop_frames_serialised_total "$work/start.txt")))
+echo "messages serialised for broadcasts in the window: $serialised ($(echo "scale=1; $serialised / ($finished + ($finished == 0))" | bc) a hand)"
 if [ "$nodes" -gt 0 ]; then
     actions=$((actions_after - actions_before))
     nats_msgs=$((nats_msgs_after - nats_msgs_before))

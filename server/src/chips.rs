@@ -1,9 +1,9 @@
 //! The money layer: balances, chips on tables and the ledger.
 //!
-//! Every function here is one Postgres transaction, except `start_hand` and `settle_hand`
-//! (and `start_hands` and `settle_hands`, the same for many hands at once), which run on the
-//! executor they are given: the pool (a transaction of their own), or the
-//! hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every
+//! Every function here is one Postgres transaction, except `start_hand`, `settle_hand` and
+//! `seat_move` (and `start_hands`, `settle_hands` and `seat_moves`, the same for many at
+//! once), which run on the executor they are given: the pool (a transaction of their own), or
+//! the hand writer's transaction shared by many tables' writes (`crate::hand_writer`). Every
 //! change to a balance writes a ledger row in the same transaction; balances can never go
 //! negative (a CHECK in the schema backs the check made here). Functions that a client can retry take an idempotency key: the second
 //! call with the same key changes nothing and answers [`Outcome::Replayed`].
@@ -171,59 +171,186 @@ async fn set_balance(
     .await?)
 }
 
-/// What `seat_move` (migration 0012) answers.
+/// Which way a seat move takes chips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveKind {
+    /// From the balance to a new seat.
+    BuyIn,
+    /// From the balance to the account's seat.
+    TopUp,
+    /// The whole stack back to the balance, freeing the seat.
+    CashOut,
+}
+
+impl MoveKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            MoveKind::BuyIn => "buy_in",
+            MoveKind::TopUp => "top_up",
+            MoveKind::CashOut => "cash_out",
+        }
+    }
+}
+
+/// A move of chips between an account's balance and its seat at a table, keyed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatMove {
+    pub kind: MoveKind,
+    pub account: Uuid,
+    pub table_id: String,
+    /// The seat a buy-in takes.
+    pub seat: Option<u8>,
+    /// The chips a buy-in or top-up moves, checked by [`SeatMove::new`]; a cash-out moves the
+    /// whole stack.
+    chips: Option<i64>,
+    pub key: String,
+    /// The table's lease, checked in the same transaction.
+    pub fence: Option<Fence>,
+}
+
+impl SeatMove {
+    /// Refuses an amount out of range before anything is sent.
+    pub fn new(
+        kind: MoveKind,
+        account: Uuid,
+        table_id: &str,
+        seat: Option<u8>,
+        chips: Option<Chips>,
+        key: &str,
+        fence: Option<&Fence>,
+    ) -> Result<SeatMove, ChipsError> {
+        Ok(SeatMove {
+            kind,
+            account,
+            table_id: table_id.to_string(),
+            seat,
+            chips: chips.map(amount).transpose()?,
+            key: key.to_string(),
+            fence: fence.cloned(),
+        })
+    }
+
+    /// Chips from the balance to the account's seat.
+    pub fn top_up(
+        account: Uuid,
+        table_id: &str,
+        chips: Chips,
+        key: &str,
+        fence: Option<&Fence>,
+    ) -> Result<SeatMove, ChipsError> {
+        let chips = Some(chips);
+        SeatMove::new(MoveKind::TopUp, account, table_id, None, chips, key, fence)
+    }
+
+    /// What the move answered, from `seat_move`'s row.
+    fn answer(&self, row: SeatMoveRow) -> Result<Moved, ChipsError> {
+        match (row.r_outcome.as_str(), row.r_chips, row.r_balance) {
+            ("applied", Some(moved), Some(balance)) => Ok(Outcome::Applied((moved, balance))),
+            ("replayed", ..) => Ok(Outcome::Replayed),
+            ("insufficient", _, Some(balance)) => Err(ChipsError::InsufficientBalance { balance }),
+            ("no_account", ..) => Err(ChipsError::NoAccount),
+            ("seat_taken", ..) => Err(ChipsError::SeatTaken),
+            ("already_seated", ..) => Err(ChipsError::AlreadySeated),
+            ("not_seated", ..) => Err(ChipsError::NotSeated),
+            ("fenced", ..) => Err(match &self.fence {
+                Some(f) => ChipsError::Fenced {
+                    table: f.table_id.clone(),
+                    epoch: f.epoch,
+                },
+                None => unexpected_seat_move(&row.r_outcome),
+            }),
+            _ => Err(unexpected_seat_move(&row.r_outcome)),
+        }
+    }
+}
+
+/// A seat move's chips moved (negative: taken from the balance) and the balance after.
+pub type Moved = Outcome<(i64, i64)>;
+
+/// What `seat_move` (migration 0012) answers, and `seat_moves` (0013) for each move.
 #[derive(sqlx::FromRow)]
-struct SeatMove {
+struct SeatMoveRow {
     r_outcome: String,
     r_chips: Option<i64>,
     r_balance: Option<i64>,
 }
 
-/// A move of chips between the balance and a seat, keyed: one database function, so one round
-/// trip, that checks the lease, locks the account, skips a replayed key, moves the chips and
-/// writes the ledger row. Returns the chips moved (negative: taken from the balance) and the
-/// balance after.
-#[allow(clippy::too_many_arguments)] // one per parameter of the database function
-async fn seat_move(
-    pool: &PgPool,
-    kind: &str,
-    account: Uuid,
-    table_id: &str,
-    seat: Option<i16>,
-    chips: Option<i64>,
-    key: &str,
-    fence: Option<&Fence>,
-) -> Result<Outcome<(i64, i64)>, ChipsError> {
-    let row: SeatMove = sqlx::query_as(
+/// One move: one database function, so one round trip, that checks the lease, locks the
+/// account, skips a replayed key, moves the chips and writes the ledger row.
+pub async fn seat_move<'e>(db: impl PgExecutor<'e>, m: &SeatMove) -> Result<Moved, ChipsError> {
+    let row: SeatMoveRow = sqlx::query_as(
         "SELECT r_outcome, r_chips, r_balance FROM seat_move($1, $2, $3, $4, $5, $6, $7, $8)",
     )
-    .bind(kind)
-    .bind(account)
-    .bind(table_id)
-    .bind(seat)
-    .bind(chips)
-    .bind(key)
-    .bind(fence.map(|f| f.table_id.as_str()))
-    .bind(fence.map(|f| f.epoch))
-    .fetch_one(pool)
+    .bind(m.kind.as_str())
+    .bind(m.account)
+    .bind(&m.table_id)
+    .bind(m.seat.map(i16::from))
+    .bind(m.chips)
+    .bind(&m.key)
+    .bind(m.fence.as_ref().map(|f| f.table_id.as_str()))
+    .bind(m.fence.as_ref().map(|f| f.epoch))
+    .fetch_one(db)
     .await?;
-    match (row.r_outcome.as_str(), row.r_chips, row.r_balance) {
-        ("applied", Some(moved), Some(balance)) => Ok(Outcome::Applied((moved, balance))),
-        ("replayed", ..) => Ok(Outcome::Replayed),
-        ("insufficient", _, Some(balance)) => Err(ChipsError::InsufficientBalance { balance }),
-        ("no_account", ..) => Err(ChipsError::NoAccount),
-        ("seat_taken", ..) => Err(ChipsError::SeatTaken),
-        ("already_seated", ..) => Err(ChipsError::AlreadySeated),
-        ("not_seated", ..) => Err(ChipsError::NotSeated),
-        ("fenced", ..) => Err(match fence {
-            Some(f) => ChipsError::Fenced {
-                table: f.table_id.clone(),
-                epoch: f.epoch,
-            },
-            None => unexpected_seat_move(&row.r_outcome),
-        }),
-        _ => Err(unexpected_seat_move(&row.r_outcome)),
+    m.answer(row)
+}
+
+/// Many moves, each as [`seat_move`] makes it, in the order given, in one statement on the
+/// transaction the caller holds (the hand writer's). Each answers on its own; `Err` when the
+/// statement failed (then the caller's transaction is void).
+pub async fn seat_moves(
+    conn: &mut sqlx::PgConnection,
+    moves: &[&SeatMove],
+) -> Result<Vec<Result<Moved, ChipsError>>, ChipsError> {
+    #[derive(sqlx::FromRow)]
+    struct Indexed {
+        r_index: i32,
+        #[sqlx(flatten)]
+        row: SeatMoveRow,
     }
+    let fences = moves.iter().map(|m| m.fence.as_ref());
+    let rows: Vec<Indexed> = sqlx::query_as(
+        "SELECT r_index, r_outcome, r_chips, r_balance \
+         FROM seat_moves($1, $2, $3, $4, $5, $6, $7, $8) ORDER BY r_index",
+    )
+    .bind(moves.iter().map(|m| m.kind.as_str()).collect::<Vec<_>>())
+    .bind(moves.iter().map(|m| m.account).collect::<Vec<_>>())
+    .bind(
+        moves
+            .iter()
+            .map(|m| m.table_id.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        moves
+            .iter()
+            .map(|m| m.seat.map(i16::from))
+            .collect::<Vec<_>>(),
+    )
+    .bind(moves.iter().map(|m| m.chips).collect::<Vec<_>>())
+    .bind(moves.iter().map(|m| m.key.as_str()).collect::<Vec<_>>())
+    .bind(
+        fences
+            .clone()
+            .map(|f| f.map(|f| f.table_id.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(fences.map(|f| f.map(|f| f.epoch)).collect::<Vec<_>>())
+    .fetch_all(conn)
+    .await?;
+    // One row per move, in order: anything else is not an answer to these moves.
+    let in_order = rows.len() == moves.len()
+        && rows
+            .iter()
+            .enumerate()
+            .all(|(i, r)| usize::try_from(r.r_index) == Ok(i + 1));
+    if !in_order {
+        return Err(unexpected_seat_move("rows out of order"));
+    }
+    Ok(rows
+        .into_iter()
+        .zip(moves)
+        .map(|(r, m)| m.answer(r.row))
+        .collect())
 }
 
 fn unexpected_seat_move(outcome: &str) -> ChipsError {
@@ -273,25 +400,16 @@ pub async fn buy_in(
     key: &str,
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
-    let chips = amount(chips)?;
-    let seat = Some(i16::from(seat));
-    Ok(
-        match seat_move(
-            pool,
-            "buy_in",
-            account,
-            table_id,
-            seat,
-            Some(chips),
-            key,
-            fence,
-        )
-        .await?
-        {
-            Outcome::Applied((_, balance_after)) => Outcome::Applied(balance_after),
-            Outcome::Replayed => Outcome::Replayed,
-        },
-    )
+    let m = SeatMove::new(
+        MoveKind::BuyIn,
+        account,
+        table_id,
+        Some(seat),
+        Some(chips),
+        key,
+        fence,
+    )?;
+    Ok(balance_after(seat_move(pool, &m).await?))
 }
 
 /// Adds chips from the balance to the account's seat at a table (between hands: the caller
@@ -304,24 +422,24 @@ pub async fn top_up(
     key: &str,
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
-    let chips = amount(chips)?;
-    Ok(
-        match seat_move(
-            pool,
-            "top_up",
-            account,
-            table_id,
-            None,
-            Some(chips),
-            key,
-            fence,
-        )
-        .await?
-        {
-            Outcome::Applied((_, balance_after)) => Outcome::Applied(balance_after),
-            Outcome::Replayed => Outcome::Replayed,
-        },
-    )
+    let m = SeatMove::top_up(account, table_id, chips, key, fence)?;
+    Ok(balance_after(seat_move(pool, &m).await?))
+}
+
+/// The balance a buy-in or top-up left.
+pub fn balance_after(moved: Moved) -> Outcome<i64> {
+    match moved {
+        Outcome::Applied((_, balance)) => Outcome::Applied(balance),
+        Outcome::Replayed => Outcome::Replayed,
+    }
+}
+
+/// The stack a cash-out moved back to the balance.
+pub fn cashed_out(moved: Moved) -> Outcome<i64> {
+    match moved {
+        Outcome::Applied((stack, _)) => Outcome::Applied(stack),
+        Outcome::Replayed => Outcome::Replayed,
+    }
 }
 
 /// Frees the account's seat and moves its whole stack back to the balance. Returns the chips
@@ -333,12 +451,8 @@ pub async fn cash_out(
     key: &str,
     fence: Option<&Fence>,
 ) -> Result<Outcome<i64>, ChipsError> {
-    Ok(
-        match seat_move(pool, "cash_out", account, table_id, None, None, key, fence).await? {
-            Outcome::Applied((stack, _)) => Outcome::Applied(stack),
-            Outcome::Replayed => Outcome::Replayed,
-        },
-    )
+    let m = SeatMove::new(MoveKind::CashOut, account, table_id, None, None, key, fence)?;
+    Ok(cashed_out(seat_move(pool, &m).await?))
 }
 
 /// Records that a hand has started, with the stacks it started from, the deck's hash and who

@@ -1,5 +1,5 @@
-//! Group commit: the hand starts and settlements of every table, written by one task in shared
-//! transactions.
+//! Group commit: the hand starts, settlements and seat moves (the tables send their top-ups)
+//! of every table, written by one task in shared transactions.
 //!
 //! Each table still waits for its own write to commit before it deals or shows a result; what
 //! changes is that one commit (a WAL flush, a pooled connection, the transaction's round trips)
@@ -7,7 +7,8 @@
 //! purpose: at low load a batch is one write and costs what it did alone; under load batches
 //! grow by themselves, and the delay a write can see is bounded by one batch's commit. A batch
 //! is a few statements whatever its size (the fences, all its hand starts, all its
-//! settlements: `chips::start_hands`, `chips::settle_hands`), because on a busy machine each
+//! settlements, all its seat moves: `chips::start_hands`, `chips::settle_hands`,
+//! `chips::seat_moves`), because on a busy machine each
 //! round trip waits for a core, and a statement per write made a batch of 120 take most of a
 //! second at 20,000 players.
 //!
@@ -24,7 +25,7 @@ use sqlx::{PgConnection, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use crate::chips::{self, ChipsError, FinalStack, Outcome};
+use crate::chips::{self, ChipsError, FinalStack, Moved, Outcome, SeatMove};
 use crate::db;
 use crate::lease::{self, Fence};
 use crate::metrics::Metrics;
@@ -96,16 +97,65 @@ impl Write {
     }
 }
 
-type Written = Result<Outcome<()>, ChipsError>;
+/// What the writer takes: a hand write, or a seat move, which answers the chips it moved.
+enum Task {
+    Hand(Write, oneshot::Sender<Written>),
+    Move(SeatMove, oneshot::Sender<MoveWritten>),
+}
 
-struct Job {
-    write: Write,
-    reply: oneshot::Sender<Written>,
+impl Task {
+    fn fence(&self) -> Option<&Fence> {
+        match self {
+            Task::Hand(write, _) => write.fence(),
+            Task::Move(m, _) => m.fence.as_ref(),
+        }
+    }
+
+    /// Answers the table with `outcome`, which must be of this task's kind.
+    fn reply(self, outcome: Answer) {
+        match (self, outcome) {
+            (Task::Hand(_, reply), Answer::Hand(o)) => drop(reply.send(o)),
+            (Task::Move(_, reply), Answer::Move(o)) => drop(reply.send(o)),
+            (task, _) => task.fail(writer_gone()),
+        }
+    }
+
+    fn fail(self, e: ChipsError) {
+        match self {
+            Task::Hand(_, reply) => drop(reply.send(Err(e))),
+            Task::Move(_, reply) => drop(reply.send(Err(e))),
+        }
+    }
+
+    async fn alone(&self, pool: &PgPool) -> Answer {
+        match self {
+            Task::Hand(write, _) => Answer::Hand(alone(pool, write).await),
+            // The function checks the fence itself: one round trip.
+            Task::Move(m, _) => Answer::Move(chips::seat_move(pool, m).await),
+        }
+    }
+}
+
+type Written = Result<Outcome<()>, ChipsError>;
+type MoveWritten = Result<Moved, ChipsError>;
+
+enum Answer {
+    Hand(Written),
+    Move(MoveWritten),
+}
+
+impl Answer {
+    fn refused(task: &Task, e: ChipsError) -> Answer {
+        match task {
+            Task::Hand(..) => Answer::Hand(Err(e)),
+            Task::Move(..) => Answer::Move(Err(e)),
+        }
+    }
 }
 
 #[derive(Clone)]
 pub struct HandWriter {
-    jobs: mpsc::Sender<Job>,
+    jobs: mpsc::Sender<Task>,
 }
 
 /// The writer's task has stopped (it never should): a failure the table may retry.
@@ -134,7 +184,17 @@ impl HandWriter {
     pub async fn write(&self, write: Write) -> Written {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .send(Job { write, reply })
+            .send(Task::Hand(write, reply))
+            .await
+            .map_err(|_| writer_gone())?;
+        answer.await.map_err(|_| writer_gone())?
+    }
+
+    /// Commits a seat move (with whatever else is waiting) and answers once it has committed.
+    pub async fn seat_move(&self, m: SeatMove) -> MoveWritten {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Task::Move(m, reply))
             .await
             .map_err(|_| writer_gone())?;
         answer.await.map_err(|_| writer_gone())?
@@ -143,7 +203,7 @@ impl HandWriter {
 
 /// One writer: takes what is queued (waiting its turn while another writer takes), writes it,
 /// and comes back for more.
-async fn run(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, metrics: Arc<Metrics>) {
+async fn run(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Task>>>, metrics: Arc<Metrics>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.lock().await.recv_many(&mut batch, MAX_BATCH).await > 0 {
         metrics.hand_write_batches.inc();
@@ -161,12 +221,12 @@ async fn run(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, metrics: Arc<Met
     }
 }
 
-async fn write_batch(pool: &PgPool, jobs: Vec<Job>) {
+async fn write_batch(pool: &PgPool, jobs: Vec<Task>) {
     if jobs.len() > 1 {
         match together(pool, &jobs).await {
             Ok(outcomes) => {
                 for (job, outcome) in jobs.into_iter().zip(outcomes) {
-                    let _ = job.reply.send(outcome);
+                    job.reply(outcome);
                 }
                 return;
             }
@@ -174,8 +234,8 @@ async fn write_batch(pool: &PgPool, jobs: Vec<Job>) {
         }
     }
     for job in jobs {
-        let outcome = alone(pool, &job.write).await;
-        let _ = job.reply.send(outcome);
+        let outcome = job.alone(pool).await;
+        job.reply(outcome);
     }
 }
 
@@ -192,54 +252,68 @@ async fn alone(pool: &PgPool, write: &Write) -> Written {
     Ok(outcome)
 }
 
-/// Every write in one transaction, with at most three statements whatever the batch's size:
-/// the fences, the hand starts, the settlements. `Err` when a statement failed or the commit
-/// did (then nothing of the batch was written). A write whose table has a new owner is refused
-/// and the others go on.
-async fn together(pool: &PgPool, jobs: &[Job]) -> Result<Vec<Written>, ChipsError> {
+/// Every write in one transaction, with at most four statements whatever the batch's size:
+/// the fences, the hand starts, the settlements, the seat moves. `Err` when a statement failed
+/// or the commit did (then nothing of the batch was written). A write whose table has a new
+/// owner is refused and the others go on.
+async fn together(pool: &PgPool, jobs: &[Task]) -> Result<Vec<Answer>, ChipsError> {
     let mut tx = pool.begin().await?;
-    let fenced = lease::check_all(&mut tx, jobs.iter().filter_map(|j| j.write.fence())).await?;
-    let mut outcomes: Vec<Option<Written>> = Vec::with_capacity(jobs.len());
-    // The batch's starts and settlements, and where each one's answer goes.
+    let fenced = lease::check_all(&mut tx, jobs.iter().filter_map(Task::fence)).await?;
+    let mut outcomes: Vec<Option<Answer>> = Vec::with_capacity(jobs.len());
+    // The batch's starts, settlements and moves, and where each one's answer goes.
     let (mut starts, mut started) = (Vec::new(), Vec::new());
     let (mut settles, mut settled) = (Vec::new(), Vec::new());
+    let mut moved = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        if let Some(f) = job.write.fence().filter(|f| fenced.contains(f)) {
-            outcomes.push(Some(Err(ChipsError::Fenced {
+        if let Some(f) = job.fence().filter(|f| fenced.contains(f)) {
+            let refusal = ChipsError::Fenced {
                 table: f.table_id.clone(),
                 epoch: f.epoch,
-            })));
+            };
+            outcomes.push(Some(Answer::refused(job, refusal)));
             continue;
         }
         outcomes.push(None);
-        match &job.write {
-            Write::Start(s) => {
+        match job {
+            Task::Hand(Write::Start(s), _) => {
                 started.push(i);
                 starts.push(s.record());
             }
-            Write::Settle(s) => {
+            Task::Hand(Write::Settle(s), _) => {
                 settled.push(i);
                 settles.push(s.record());
             }
+            Task::Move(m, _) => moved.push((i, m)),
         }
     }
     if !starts.is_empty() {
         chips::start_hands(&mut *tx, &starts).await?;
         for &i in &started {
-            outcomes[i] = Some(Ok(Outcome::Applied(())));
+            outcomes[i] = Some(Answer::Hand(Ok(Outcome::Applied(()))));
         }
     }
     if !settles.is_empty() {
         let answers = chips::settle_hands(&mut *tx, &settles).await?;
         for (&i, answer) in settled.iter().zip(answers) {
-            outcomes[i] = Some(answer);
+            outcomes[i] = Some(Answer::Hand(answer));
+        }
+    }
+    if !moved.is_empty() {
+        // Accounts locked in one order by every batch, so two batches moving the same
+        // players' chips (a player at two tables) wait for each other instead of deadlocking.
+        moved.sort_by_key(|(_, m)| m.account);
+        let moves: Vec<&SeatMove> = moved.iter().map(|(_, m)| *m).collect();
+        let answers = chips::seat_moves(&mut tx, &moves).await?;
+        for ((i, _), answer) in moved.iter().zip(answers) {
+            outcomes[*i] = Some(Answer::Move(answer));
         }
     }
     tx.commit().await?;
-    // Every write was answered above: fenced, started, or settled.
-    Ok(outcomes
-        .into_iter()
-        .map(|o| o.unwrap_or_else(|| Err(writer_gone())))
+    // Every write was answered above: fenced, started, settled or moved.
+    Ok(jobs
+        .iter()
+        .zip(outcomes)
+        .map(|(job, o)| o.unwrap_or_else(|| Answer::refused(job, writer_gone())))
         .collect())
 }
 

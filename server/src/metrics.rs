@@ -202,13 +202,13 @@ impl Metrics {
         metric(
             "scoop_hand_write_batches_total",
             "counter",
-            "Transactions of the hand writer (group commit of hand starts and settlements).",
+            "Transactions of the hand writer (group commit of hand starts, settlements and top-ups).",
             self.hand_write_batches.get(),
         );
         metric(
             "scoop_hand_writes_total",
             "counter",
-            "Hand starts and settlements written by the hand writer.",
+            "Hand starts, settlements and top-ups written by the hand writer.",
             self.hand_writes.get(),
         );
         metric(

@@ -95,11 +95,12 @@ pub async fn handler(
             .into_response();
     };
     let mut account = None;
-    if let Some(token) = session::token_from(&headers)
-        && let Ok(Some((id, name))) =
-            session::lookup(&state.pool, &token, state.config.session_lifetime()).await
-    {
-        account = Some((Account { id, name }, token));
+    if let Some(token) = session::token_from(&headers) {
+        match session::lookup(&state.pool, &token, state.config.session_lifetime()).await {
+            Ok(Some((id, name))) => account = Some((Account { id, name }, token)),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "session lookup failed at upgrade"),
+        }
     }
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)

@@ -506,3 +506,131 @@ async fn the_hand_writer_commits_many_tables_writes_together_and_refuses_only_th
     );
     assert_balanced(&pool).await;
 }
+
+#[tokio::test]
+async fn the_hand_writer_commits_many_seat_moves_together_each_answered_on_its_own() {
+    use server::chips::{MoveKind, SeatMove};
+    use server::hand_writer::HandWriter;
+    use server::metrics::Metrics;
+
+    let (pool, _) = fresh_database().await;
+    let metrics = Arc::new(Metrics::default());
+    let writer = HandWriter::spawn(pool.clone(), metrics.clone());
+    let tables = 30;
+    let mut players = Vec::new();
+    for t in 0..tables {
+        let id = account(&pool, &format!("p{t}"), 1_000).await;
+        buy_in(
+            &pool,
+            id,
+            &format!("t{t}"),
+            0,
+            500,
+            &format!("sit{t}"),
+            None,
+        )
+        .await
+        .unwrap();
+        players.push(id);
+    }
+    let top_up = |t: usize, chips: u64, key: &str| {
+        SeatMove::new(
+            MoveKind::TopUp,
+            players[t],
+            &format!("t{t}"),
+            None,
+            Some(chips),
+            key,
+            None,
+        )
+        .unwrap()
+    };
+    // Every table tops up at once: table 0 more than its player has, table 1 at a table
+    // where its player has no seat; the others 100 each.
+    let moves = (0..tables).map(|t| {
+        let m = match t {
+            0 => top_up(0, 501, "up"),
+            1 => SeatMove::new(
+                MoveKind::TopUp,
+                players[1],
+                "elsewhere",
+                None,
+                Some(100),
+                "up",
+                None,
+            )
+            .unwrap(),
+            t => top_up(t, 100, "up"),
+        };
+        writer.seat_move(m)
+    });
+    let answers = futures_util::future::join_all(moves).await;
+    assert!(
+        matches!(
+            answers[0],
+            Err(ChipsError::InsufficientBalance { balance: 500 })
+        ),
+        "{:?}",
+        answers[0]
+    );
+    assert!(
+        matches!(answers[1], Err(ChipsError::NotSeated)),
+        "{:?}",
+        answers[1]
+    );
+    for (t, answer) in answers.iter().enumerate().skip(2) {
+        assert_eq!(
+            answer.as_ref().unwrap(),
+            &Outcome::Applied((-100, 400)),
+            "table {t}"
+        );
+    }
+    // The same keys again, at once: each is a replay, and nothing moves twice.
+    let again = (2..tables).map(|t| writer.seat_move(top_up(t, 100, "up")));
+    for answer in futures_util::future::join_all(again).await {
+        assert_eq!(answer.unwrap(), Outcome::Replayed);
+    }
+    // Cash-outs and buy-ins in one batch, the same players moving at two tables each.
+    let moves = (2..tables).flat_map(|t| {
+        let id = players[t];
+        let out = SeatMove::new(
+            MoveKind::CashOut,
+            id,
+            &format!("t{t}"),
+            None,
+            None,
+            "out",
+            None,
+        );
+        let sit = SeatMove::new(
+            MoveKind::BuyIn,
+            id,
+            &format!("other{t}"),
+            Some(2),
+            Some(50),
+            "sit-other",
+            None,
+        );
+        [out.unwrap(), sit.unwrap()].map(|m| writer.seat_move(m))
+    });
+    let answers = futures_util::future::join_all(moves).await;
+    for pair in answers.chunks(2) {
+        assert!(
+            matches!(pair[0], Ok(Outcome::Applied((600, _)))),
+            "{:?}",
+            pair[0]
+        );
+        assert!(
+            matches!(pair[1], Ok(Outcome::Applied((-50, _)))),
+            "{:?}",
+            pair[1]
+        );
+    }
+    for &id in &players[2..] {
+        assert_eq!(balance(&pool, id).await, 950);
+    }
+    assert_eq!(balance(&pool, players[0]).await, 500);
+    assert_balanced(&pool).await;
+    // Moves queued together were committed together.
+    assert!(metrics.hand_write_batches.get() < metrics.hand_writes.get());
+}

@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::command::Account;
-use crate::chips::{self, ChipsError, CommittedSeat, Outcome};
+use crate::chips::{self, ChipsError, CommittedSeat, Outcome, SeatMove};
 use crate::hand_writer::{self, HandWriter, Write};
 use crate::lease::Fence;
 use crate::tables::def::{DefError, TableDef};
@@ -165,18 +165,15 @@ impl Ledger for PgLedger {
         chips: Chips,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Outcome<i64>, ChipsError>> {
+        // Top-ups come with hands (about one a hand flat out, players' and automatic ones)
+        // and are spread like the hands' own writes: batched with them by the hand writer, one
+        // commit for many tables. Sit-downs and leaves come in crowds (every player of every
+        // table after a restart, a closing table's) and stay one call each on the shared pool:
+        // as long batches they held the tables' leases while the crowd's sockets waited.
         Box::pin(async move {
-            self.watch(
-                chips::top_up(
-                    &self.pool,
-                    account,
-                    table_id,
-                    chips,
-                    key,
-                    self.fence.as_ref(),
-                )
-                .await,
-            )
+            let m = SeatMove::top_up(account, table_id, chips, key, self.fence.as_ref())?;
+            self.watch(self.writer.seat_move(m).await)
+                .map(chips::balance_after)
         })
     }
 
