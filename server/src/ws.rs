@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::Extension;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::http::header::ORIGIN;
+use axum::http::header::{ORIGIN, RETRY_AFTER};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
@@ -99,7 +99,18 @@ pub async fn handler(
         match session::lookup(&state.pool, &token, state.config.session_lifetime()).await {
             Ok(Some((id, name))) => account = Some((Account { id, name }, token)),
             Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "session lookup failed at upgrade"),
+            Err(e) => {
+                // Opened as a visitor's, the socket would show a logged-in player "log in to
+                // play" until they reloaded; refused, the page reconnects with its backoff
+                // and finds the session once the database answers.
+                tracing::warn!(error = %e, "session lookup failed at upgrade");
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(RETRY_AFTER, "1")],
+                    "waiting for the database",
+                )
+                    .into_response();
+            }
         }
     }
     ws.max_message_size(MAX_MESSAGE_BYTES)

@@ -33,6 +33,14 @@ pub enum BotError {
     Closed,
 }
 
+impl BotError {
+    /// A handshake refused with 503: the server is up but waiting for its database.
+    fn is_unavailable(&self) -> bool {
+        matches!(self, BotError::Ws(e) if matches!(&**e,
+            tokio_tungstenite::tungstenite::Error::Http(r) if r.status() == 503))
+    }
+}
+
 impl From<tokio_tungstenite::tungstenite::Error> for BotError {
     fn from(e: tokio_tungstenite::tungstenite::Error) -> Self {
         BotError::Ws(Box::new(e))
@@ -393,6 +401,12 @@ async fn bot(
         }
         let error = match played {
             Ok(()) => return Ok(()),
+            // The server could not look the session up: the same node, a little later (as
+            // the page does).
+            Err(e) if !connected && e.is_unavailable() && Instant::now() < measured.end => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
             Err(e) if urls.len() == 1 || Instant::now() >= measured.end => return Err(e),
             Err(e) => e,
         };
@@ -439,7 +453,10 @@ async fn session(
     }))
     .await?;
 
-    let mut sitting = false;
+    // The seat asked for, while the answer is awaited.
+    let mut sitting: Option<u8> = None;
+    // Seats refused since the view last changed (at that `seq`): each is asked once a view.
+    let mut refused: (u64, Vec<u8>) = (0, Vec::new());
     let mut last_view: Option<Box<TableView>> = None;
     let mut last_seq = 0;
     let mut resyncing = false;
@@ -450,9 +467,16 @@ async fn session(
     // message cap closes a bot that repeats itself).
     let mut asked: Option<(u64, bool)> = None;
     let (mut frames, mut bytes) = (0u64, 0u64);
-    while Instant::now() < measured.end {
-        let next = tokio::time::timeout(Duration::from_secs(1), ws.next()).await;
-        let Ok(next) = next else { continue };
+    // One timer for the whole session, not one a frame (a frame arrives every few
+    // hundred microseconds per bot when the room plays flat out).
+    let end = tokio::time::sleep_until(measured.end.into());
+    tokio::pin!(end);
+    loop {
+        let next = tokio::select! {
+            biased;
+            () = &mut end => break,
+            next = ws.next() => next,
+        };
         let text = match next {
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(_)) => continue,
@@ -512,13 +536,17 @@ async fn session(
                 }
                 // A refused sit is most likely a seat someone else took first: try another
                 // now, from the last view (no further message may come while the table waits
-                // for a player). Any other refusal waits for the next update: answering it
-                // from the same view would send the same request again, at network speed.
+                // for a player), but never the same seat again from the same view, which
+                // would repeat the request at network speed. Any other refusal waits for
+                // the next update.
                 let unseated = last_view.as_ref().is_some_and(|v| v.you.is_none());
-                if !(sitting && unseated) {
+                let Some(seat) = sitting.take().filter(|_| unseated) else {
                     continue;
+                };
+                if refused.0 != last_seq {
+                    refused = (last_seq, Vec::new());
                 }
-                sitting = false;
+                refused.1.push(seat);
                 Vec::new()
             }
             Kind::Other => continue,
@@ -553,8 +581,10 @@ async fn session(
                 _ => {}
             }
         }
-        if my_seat.is_none() && !sitting {
-            if let Some(free) = view.seats.iter().position(Option::is_none) {
+        if my_seat.is_none() && sitting.is_none() {
+            let tried = |seat: usize| refused.0 == seq && refused.1.contains(&(seat as u8));
+            let free = (0..view.seats.len()).find(|&s| view.seats[s].is_none() && !tried(s));
+            if let Some(free) = free {
                 let buy_in = view.max_buy_in / 2;
                 ws.send(send(&ClientMessage::Sit {
                     table: table.to_string(),
@@ -564,7 +594,7 @@ async fn session(
                     request_id: None,
                 }))
                 .await?;
-                sitting = true;
+                sitting = Some(free as u8);
             }
             continue;
         }

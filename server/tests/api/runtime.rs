@@ -12,7 +12,7 @@ use shared::table::SeatStatus;
 
 use crate::helpers::{TestApp, spawn_behind_proxy, spawn_tables};
 use crate::tables::{quick_table, sit};
-use crate::ws::{Client, connect, register};
+use crate::ws::{Client, connect, connect_with_origin, register};
 
 fn ended(m: &ServerMessage) -> bool {
     matches!(m, ServerMessage::Events { events, .. }
@@ -534,4 +534,44 @@ async fn the_time_bank_stays_with_the_seat_through_a_restart_and_a_leave() {
     };
     assert_eq!(clock_of(&bank).map(|c| c.time_bank_ms), Some(stored));
     let _ = ann;
+}
+
+#[tokio::test]
+async fn a_socket_opened_while_the_database_is_down_is_refused_not_opened_as_a_visitors() {
+    let (app, proxy) = spawn_behind_proxy(&[quick_table("v", Structure::NoLimit)], |_| {}).await;
+    let ann = register(&app, "ann").await;
+
+    // The session cannot be looked up: opened as a visitor's, the socket would tell a
+    // logged-in player to log in; refused, the page reconnects later.
+    proxy.cut();
+    match connect_with_origin(&app, Some(&ann), "http://localhost:8080").await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 503);
+            assert_eq!(
+                response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok()),
+                Some("1")
+            );
+        }
+        Err(e) => panic!("refused otherwise: {e}"),
+        Ok(_) => panic!("the socket was opened without its session"),
+    }
+    // A visitor's socket needs no lookup and opens as before.
+    let mut visitor = connect(&app, None).await;
+    visitor
+        .send(&ClientMessage::Watch {
+            table: "v".into(),
+            invite: None,
+        })
+        .await;
+    visitor
+        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
+        .await;
+
+    // Back: the same cookie opens a socket that is ann's.
+    proxy.restore();
+    let mut a = connect(&app, Some(&ann)).await;
+    sit(&mut a, "v", 0, 500).await;
 }
