@@ -65,10 +65,18 @@ env "${node_env[@]}" DATABASE_URL="$base/$db" SCOOP_BIND="127.0.0.1:$port" SCOOP
     SCOOP_ALLOWED_ORIGINS="http://127.0.0.1:$port" SCOOP_METRICS_BIND="127.0.0.1:$metrics_port" \
     RUST_LOG=warn "${SCOOP_SERVER_BIN:-$target/release/scoop}" serve >"$work/server.log" 2>&1 &
 server=$!
-for _ in $(seq 1 100); do
+# Thousands of tables take a while to register and lease at start: wait up to two minutes,
+# and stop here, with the server's words, if it never answers.
+for _ in $(seq 1 1200); do
     curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    kill -0 "$server" 2>/dev/null || break
     sleep 0.1
 done
+if ! curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+    echo "load-test: the server did not become healthy; its log ends:" >&2
+    tail -20 "$work/server.log" >&2
+    exit 1
+fi
 for n in $(seq 2 "$nodes"); do
     start_node $((port + 2 * n)) $((port + 2 * n + 1))
     others+=($!)

@@ -34,10 +34,20 @@ pub enum BotError {
 }
 
 impl BotError {
-    /// A handshake refused with 503: the server is up but waiting for its database.
-    fn is_unavailable(&self) -> bool {
-        matches!(self, BotError::Ws(e) if matches!(&**e,
-            tokio_tungstenite::tungstenite::Error::Http(r) if r.status() == 503))
+    /// A handshake that may work if tried again, as a page's socket tries it: refused with 503
+    /// (the server waits for its database), or cut before the server's answer (a stampede of
+    /// connections on a saturated machine). Any other answer (a cap, a foreign origin) is final.
+    fn is_retryable_handshake(&self) -> bool {
+        use tokio_tungstenite::tungstenite::Error;
+        use tokio_tungstenite::tungstenite::error::ProtocolError;
+        let BotError::Ws(e) = self else {
+            return false;
+        };
+        match &**e {
+            Error::Http(r) => r.status() == 503,
+            Error::Protocol(ProtocolError::HandshakeIncomplete) | Error::Io(_) => true,
+            _ => false,
+        }
     }
 }
 
@@ -93,6 +103,7 @@ struct Stats {
     /// Connections lost, and connected again (`reconnect_to`).
     lost: u64,
     reconnected: u64,
+    handshakes_retried: u64,
     /// Text frames and their bytes received by all bots in the window.
     frames: u64,
     bytes: u64,
@@ -123,6 +134,8 @@ pub struct Report {
     /// Bots' connections lost while playing, and connected again (to another node).
     pub connections_lost: u64,
     pub reconnected: u64,
+    /// Handshakes refused with 503 or cut before the answer, and tried again.
+    pub handshakes_retried: u64,
     /// What the server sent the players, all bots together, in the window.
     pub frames_received: u64,
     pub bytes_received: u64,
@@ -257,6 +270,7 @@ pub async fn run(opts: Options) -> Result<Report, BotError> {
         errors: s.errors,
         connections_lost: s.lost,
         reconnected: s.reconnected,
+        handshakes_retried: s.handshakes_retried,
         frames_received: s.frames,
         bytes_received: s.bytes,
         bytes_per_hand: s.bytes / s.hands.max(1),
@@ -401,9 +415,12 @@ async fn bot(
         }
         let error = match played {
             Ok(()) => return Ok(()),
-            // The server could not look the session up: the same node, a little later (as
-            // the page does).
-            Err(e) if !connected && e.is_unavailable() && Instant::now() < measured.end => {
+            // The same node, a little later (as the page does); counted, not an error.
+            Err(e) if !connected && e.is_retryable_handshake() && Instant::now() < measured.end => {
+                tracing::debug!(%table, %url, error = %e, "handshake failed; trying again");
+                if let Ok(mut s) = stats.lock() {
+                    s.handshakes_retried += 1;
+                }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }
