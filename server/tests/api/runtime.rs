@@ -559,16 +559,7 @@ async fn a_socket_opened_while_the_database_is_down_is_refused_not_opened_as_a_v
         Ok(_) => panic!("the socket was opened without its session"),
     }
     // A visitor's socket needs no lookup and opens as before.
-    let mut visitor = connect(&app, None).await;
-    visitor
-        .send(&ClientMessage::Watch {
-            table: "v".into(),
-            invite: None,
-        })
-        .await;
-    visitor
-        .until(|m| matches!(m, ServerMessage::Snapshot { .. }))
-        .await;
+    connect(&app, None).await.watch("v").await;
 
     // Back: the same cookie opens a socket that is ann's.
     proxy.restore();
