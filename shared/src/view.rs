@@ -4,8 +4,12 @@
 //! [`table_view`]. A player sees their own hole cards and cards turned face up; a spectator
 //! sees only cards turned face up.
 
+use crate::card::Card;
 use crate::format::Event;
+use crate::hand::Legal;
+use crate::patch::ViewPatch;
 use crate::protocol::{Dealt, SeatView, TableView, ViewEvent};
+use crate::rules::Chips;
 use crate::table::Table;
 
 /// Who is looking.
@@ -138,27 +142,157 @@ pub fn public_view(table: &Table, hand_number: u64) -> TableView {
 /// What a seated viewer sees besides the public view: their own hole cards, their legal
 /// actions when it is their turn, and their seat's settings.
 fn personalise(view: &mut TableView, table: &Table, viewer: Viewer) {
-    let Viewer::Seat(seat) = viewer else {
-        return;
-    };
-    let Some(mine) = table.seat(seat) else {
-        return;
-    };
-    let hand = table.hand();
-    let running = table.hand_running();
-    if in_hand(table, seat)
-        && let Some(Some(own)) = view.seats.get_mut(usize::from(seat))
+    if let Viewer::Seat(seat) = viewer
+        && let Some(own) = Personal::of(table, seat)
     {
-        own.cards = hand.and_then(|h| h.hole_cards(seat));
+        own.apply(view);
     }
-    view.you = Some(seat);
-    view.legal = hand.and_then(|h| h.legal()).filter(|l| l.seat == seat);
-    view.straddling = mine.straddle;
-    view.sit_out_at_big_blind = mine.sit_out_at_big_blind;
-    view.show_losing = mine.show_losing;
-    view.auto_top_up = mine.auto_top_up;
-    view.can_show =
-        !running && table.dealt_in(seat) && hand.is_some_and(|h| h.may_show_uncalled(seat));
+}
+
+/// What a seat's view adds to the public one: its own cards and its own settings.
+struct Personal {
+    seat: u8,
+    /// The seat's hole cards, when it was dealt in.
+    cards: Option<Option<[Card; 4]>>,
+    legal: Option<Legal>,
+    straddling: bool,
+    sit_out_at_big_blind: bool,
+    show_losing: bool,
+    auto_top_up: Option<Chips>,
+    can_show: bool,
+}
+
+impl Personal {
+    /// `None` for an empty seat, whose view is the public one.
+    fn of(table: &Table, seat: u8) -> Option<Personal> {
+        let mine = table.seat(seat)?;
+        let hand = table.hand();
+        let running = table.hand_running();
+        Some(Personal {
+            seat,
+            cards: in_hand(table, seat).then(|| hand.and_then(|h| h.hole_cards(seat))),
+            // Only the seat to act has any (and working them out is not free).
+            legal: hand
+                .filter(|h| h.to_act() == Some(seat))
+                .and_then(|h| h.legal()),
+            straddling: mine.straddle,
+            sit_out_at_big_blind: mine.sit_out_at_big_blind,
+            show_losing: mine.show_losing,
+            auto_top_up: mine.auto_top_up,
+            can_show: !running
+                && table.dealt_in(seat)
+                && hand.is_some_and(|h| h.may_show_uncalled(seat)),
+        })
+    }
+
+    fn apply(self, view: &mut TableView) {
+        if let Some(cards) = self.cards
+            && let Some(Some(own)) = view.seats.get_mut(usize::from(self.seat))
+        {
+            own.cards = cards;
+        }
+        view.you = Some(self.seat);
+        view.legal = self.legal;
+        view.straddling = self.straddling;
+        view.sit_out_at_big_blind = self.sit_out_at_big_blind;
+        view.show_losing = self.show_losing;
+        view.auto_top_up = self.auto_top_up;
+        view.can_show = self.can_show;
+    }
+
+    /// The seat as this viewer sees it in `public`.
+    fn own_seat(&self, public: &TableView) -> Option<SeatView> {
+        let mut own = public.seats.get(usize::from(self.seat))?.clone()?;
+        if let Some(cards) = self.cards {
+            own.cards = cards;
+        }
+        Some(own)
+    }
+
+    /// Whether `old` is the seat as this viewer sees it in `public`, without copying it.
+    fn holds_own_seat(&self, old: &TableView, public: &TableView) -> bool {
+        let at = usize::from(self.seat);
+        match (old.seats.get(at), public.seats.get(at)) {
+            (Some(Some(old)), Some(Some(new))) => {
+                let cards = self.cards.unwrap_or(new.cards);
+                // Every field named, so that a new one must be judged here before it compiles.
+                let SeatView {
+                    seat,
+                    name,
+                    stack,
+                    bet,
+                    status,
+                    live,
+                    all_in,
+                    cards: _,
+                    missed_big,
+                    missed_small,
+                } = new;
+                old.cards == cards
+                    && old.seat == *seat
+                    && old.stack == *stack
+                    && old.bet == *bet
+                    && old.status == *status
+                    && old.live == *live
+                    && old.all_in == *all_in
+                    && old.missed_big == *missed_big
+                    && old.missed_small == *missed_small
+                    && old.name == *name
+            }
+            // Past the end of the new seats: the seat count says it.
+            (_, None) | (Some(None), Some(None)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// What changed in a seat's view, worked out from what changed in the public view rather
+/// than by building the seat's whole view and comparing it: the fan-out does this for every
+/// seat at every change. `old` must be the seat's view built (by [`view_for`]) on the public
+/// view that `public` starts from, and `new_public` the one it ends at; the result is then
+/// `ViewPatch::between(old, &view_for(new_public, table, Viewer::Seat(seat)))`.
+pub fn seat_patch(
+    public: &ViewPatch,
+    new_public: &TableView,
+    old: &TableView,
+    table: &Table,
+    seat: u8,
+) -> ViewPatch {
+    let mut patch = public.clone();
+    let Some(mine) = Personal::of(table, seat) else {
+        // An empty seat's view is the public one.
+        return ViewPatch::between(old, new_public);
+    };
+    // The seat's own entry: as it sees it, or none if that did not change for it.
+    patch.seats.retain(|s| s.seat != seat);
+    patch.emptied.retain(|&n| n != seat);
+    if !mine.holds_own_seat(old, new_public) {
+        match mine.own_seat(new_public) {
+            Some(own) => {
+                let at = patch.seats.partition_point(|s| s.seat < seat);
+                patch.seats.insert(at, own);
+            }
+            None => {
+                let at = patch.emptied.partition_point(|&n| n < seat);
+                patch.emptied.insert(at, seat);
+            }
+        }
+    }
+    macro_rules! personal {
+        ($($field:ident),*) => {$(
+            patch.$field = (old.$field != mine.$field).then_some(mine.$field);
+        )*};
+    }
+    patch.you = (old.you != Some(seat)).then_some(Some(seat));
+    personal!(
+        straddling,
+        sit_out_at_big_blind,
+        show_losing,
+        auto_top_up,
+        can_show
+    );
+    patch.legal = (old.legal != mine.legal).then_some(mine.legal);
+    patch
 }
 
 #[cfg(test)]
@@ -242,6 +376,88 @@ mod tests {
         }
         // An empty seat's viewer is a spectator.
         assert_eq!(view_for(&public, &t, Viewer::Seat(1)), public);
+    }
+
+    /// Plays hands at a six-seat table with players coming, going and changing their settings
+    /// between hands, and calls `step` with the table after every change.
+    fn a_busy_table(seed: u64, mut step: impl FnMut(&Table)) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut t = Table::new(TableConfig::new(Stakes::no_limit(5, 10), 6)).unwrap();
+        for seat in [0, 2, 3, 5] {
+            let id = PlayerId(u128::from(seat) + 1);
+            t.sit(seat, id, format!("p{seat}"), 300, true).unwrap();
+        }
+        step(&t);
+        for hand in 0..12u128 {
+            if t.start_hand(Deck::shuffled(&mut rng)).is_ok() {
+                step(&t);
+            }
+            while let Some(legal) = t.hand().and_then(|h| h.legal()) {
+                let action = match (rng.random_range(0..10), legal.raise) {
+                    (0, _) if !legal.can_check => Action::Fold,
+                    (1 | 2, Ok(r)) => Action::RaiseTo {
+                        to: r.max_to.min(r.min_to * 2),
+                    },
+                    (3, Ok(r)) => Action::RaiseTo { to: r.max_to },
+                    _ if legal.can_check => Action::Check,
+                    _ => Action::Call,
+                };
+                t.act(legal.seat, action).unwrap();
+                step(&t);
+            }
+            // Between hands: someone changes a setting, shows, leaves or sits down.
+            let seat = rng.random_range(0..6u8);
+            let changed = match rng.random_range(0..7) {
+                0 => t.set_straddle(seat, true).is_ok(),
+                1 => t.set_show_losing(seat, true).is_ok(),
+                2 => t.set_auto_top_up(seat, Some(300)).is_ok(),
+                3 => t.set_sit_out_at_big_blind(seat, hand % 2 == 0).is_ok(),
+                4 => t.show_cards(seat).is_ok(),
+                5 => t.leave(seat).is_ok(),
+                _ => t
+                    .sit(seat, PlayerId(100 + hand), format!("n{hand}"), 200, true)
+                    .is_ok(),
+            };
+            if changed {
+                step(&t);
+            }
+            for seat in 0..6 {
+                if t.seat(seat).is_some_and(|s| s.stack == 0) {
+                    let _ = t.top_up(seat, 300);
+                }
+            }
+            step(&t);
+        }
+    }
+
+    #[test]
+    fn a_seats_change_worked_out_from_the_public_change_is_the_change_in_its_view() {
+        for seed in 0..30 {
+            let mut before: Option<(TableView, Vec<TableView>)> = None;
+            let mut compared = 0;
+            a_busy_table(seed, |t| {
+                let public = public_view(t, 1);
+                let seats: Vec<TableView> = (0..6)
+                    .map(|s| view_for(&public, t, Viewer::Seat(s)))
+                    .collect();
+                if let Some((old_public, old_seats)) = &before {
+                    let public_patch = ViewPatch::between(old_public, &public);
+                    for seat in 0..6u8 {
+                        let old = &old_seats[usize::from(seat)];
+                        let new = &seats[usize::from(seat)];
+                        assert_eq!(
+                            seat_patch(&public_patch, &public, old, t, seat),
+                            ViewPatch::between(old, new),
+                            "seed {seed}, seat {seat}"
+                        );
+                        compared += 1;
+                    }
+                }
+                before = Some((public, seats));
+            });
+            assert!(compared > 100, "seed {seed}: only {compared} changes");
+        }
     }
 
     #[test]

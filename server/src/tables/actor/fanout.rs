@@ -9,7 +9,7 @@ use shared::format;
 use shared::patch::ViewPatch;
 use shared::protocol::{Clock, HomeView, ServerMessage, TableView, ViewEvent};
 use shared::table::Table;
-use shared::view::{Viewer, project, public_view, view_for};
+use shared::view::{Viewer, project, public_view, seat_patch, view_for};
 use uuid::Uuid;
 
 use super::command::{ConnId, Outbound, Outgoing, player_id};
@@ -248,9 +248,11 @@ pub struct Watchers {
     /// The last [`CHAT_BACKLOG`] chat lines, sent after every snapshot: whoever joins,
     /// reloads or resyncs reads the conversation they walked into.
     chat: VecDeque<Utf8Bytes>,
-    /// Each audience's last view and the `seq` it was sent with: what the next change is
-    /// measured from. Only audiences someone watches as are kept.
-    sent: HashMap<Viewer, (u64, TableView)>,
+    /// Each audience's last view: what the next change is measured from. Only audiences
+    /// someone watches as are kept.
+    sent: HashMap<Viewer, Base>,
+    /// The public view the last broadcast built the audiences' views on, and its `seq`.
+    public: Option<(u64, TableView)>,
     /// The clock the last broadcast carried.
     clock: Option<Clock>,
 }
@@ -258,10 +260,25 @@ pub struct Watchers {
 /// Ten seats and the spectators.
 const AUDIENCES: usize = 11;
 
-/// One audience's share of a broadcast: its new view, and its message for the connections
-/// that hold its last view and for those that need a snapshot, each built once.
-struct Audience {
+/// An audience's last view and the `seq` it was sent with.
+struct Base {
+    seq: u64,
     view: TableView,
+    /// Built by the last broadcast on [`Watchers::public`]: then a seat's next change can be
+    /// worked out from the public view's (`shared::view::seat_patch`), without building and
+    /// comparing the seat's whole view, which was a tenth of the server's work flat out.
+    on_public: bool,
+}
+
+/// One audience's share of a broadcast: what changed for it, its new view when that had to
+/// be built, and its message for the connections that hold its last view and for those that
+/// need a snapshot, each built once.
+struct Audience {
+    /// What changed since the audience's last view (none when it has no last view).
+    patch: Option<ViewPatch>,
+    /// Built only for a snapshot, or when the change could not be worked out from the
+    /// public view's; otherwise the last view with `patch` applied, at the end.
+    view: Option<TableView>,
     change: Option<Utf8Bytes>,
     snapshot: Option<Utf8Bytes>,
     /// Whether the change went to the relay, once, for every remote socket holding its
@@ -285,6 +302,7 @@ impl Watchers {
     /// gateways hear of the move and watch it there themselves.
     pub fn take_all(&mut self) -> Vec<Leaving> {
         self.sent.clear();
+        self.public = None;
         self.map
             .drain()
             .filter_map(|(conn, w)| match w.sink {
@@ -366,6 +384,7 @@ impl Watchers {
         let mut audiences: Vec<(Viewer, Audience)> = Vec::with_capacity(AUDIENCES);
         let mut unchanged = events.is_empty() && frame.clock == self.clock;
         let mut public = None;
+        let mut public_patch = None;
         for w in self.map.values() {
             if w.stale && !w.sink.has_room() {
                 continue;
@@ -374,13 +393,29 @@ impl Watchers {
             let base = self.sent.get(&viewer);
             if !audiences.iter().any(|(v, _)| *v == viewer) {
                 let public = public.get_or_insert_with(|| frame.public());
-                let view = frame.view_from(public, viewer);
-                // Each audience's view is compared once, not once per watcher (a crowd of
-                // spectators shares one).
-                unchanged = unchanged && base.is_some_and(|(_, old)| *old == view);
+                let old_public = self
+                    .public
+                    .as_ref()
+                    .filter(|(seq, _)| base.is_some_and(|b| b.on_public && b.seq == *seq));
+                // Each audience's change is worked out once, not once per watcher (a crowd
+                // of spectators shares one).
+                let (patch, view) = match (viewer, base, old_public) {
+                    (Viewer::Seat(seat), Some(base), Some((_, old_public))) => {
+                        let public_patch = public_patch
+                            .get_or_insert_with(|| ViewPatch::between(old_public, public));
+                        let patch = seat_patch(public_patch, public, &base.view, frame.table, seat);
+                        (Some(patch), None)
+                    }
+                    _ => {
+                        let view = frame.view_from(public, viewer);
+                        (base.map(|b| ViewPatch::between(&b.view, &view)), Some(view))
+                    }
+                };
+                unchanged = unchanged && patch.as_ref().is_some_and(ViewPatch::is_empty);
                 audiences.push((
                     viewer,
                     Audience {
+                        patch,
                         view,
                         change: None,
                         snapshot: None,
@@ -388,20 +423,25 @@ impl Watchers {
                     },
                 ));
             }
-            unchanged = unchanged
-                && !w.stale
-                && base.is_some_and(|(seq, _)| w.holds == Some((viewer, *seq)));
+            unchanged =
+                unchanged && !w.stale && base.is_some_and(|b| w.holds == Some((viewer, b.seq)));
         }
         if unchanged {
             return None;
         }
         self.clock = frame.clock;
+        let Some(public) = public else {
+            // Nobody to tell.
+            self.sent.clear();
+            self.public = None;
+            return Some(0);
+        };
         let mut built = 0;
         // The changes serialised so far, at most one per audience.
         let mut changes: Vec<(Change, Utf8Bytes)> = Vec::with_capacity(AUDIENCES);
         let Watchers {
             map, chat, sent, ..
-        } = self;
+        } = &mut *self;
         for players_pass in [true, false] {
             for w in map.values_mut() {
                 if w.stale && !w.sink.has_room() {
@@ -412,6 +452,7 @@ impl Watchers {
                     continue;
                 }
                 let Audience {
+                    patch,
                     view,
                     change,
                     snapshot,
@@ -423,11 +464,12 @@ impl Watchers {
                 };
                 let base = sent
                     .get(&viewer)
-                    .filter(|(seq, _)| !w.stale && w.holds == Some((viewer, *seq)));
+                    .filter(|b| !w.stale && w.holds == Some((viewer, b.seq)))
+                    .map(|b| b.seq);
                 let text = match base {
-                    Some((since, old)) => change.get_or_insert_with(|| {
-                        let told =
-                            frame.change(events, viewer, *since, ViewPatch::between(old, view));
+                    Some(since) => change.get_or_insert_with(|| {
+                        let patch = patch.clone().unwrap_or_default();
+                        let told = frame.change(events, viewer, since, patch);
                         if let Some((_, text)) = changes.iter().find(|(c, _)| *c == told) {
                             return text.clone();
                         }
@@ -440,6 +482,7 @@ impl Watchers {
                     }),
                     None => snapshot.get_or_insert_with(|| {
                         built += 1;
+                        let view = view.get_or_insert_with(|| frame.view_from(&public, viewer));
                         frame.snapshot(viewer, view)
                     }),
                 }
@@ -447,11 +490,11 @@ impl Watchers {
                 let sent_ok = match (&w.sink, base) {
                     // The same change for every remote socket of the audience: relayed once,
                     // and each gateway passes it to its sockets that hold the base.
-                    (Sink::Remote(r), Some((since, _))) => *relayed.get_or_insert_with(|| {
+                    (Sink::Remote(r), Some(since)) => *relayed.get_or_insert_with(|| {
                         r.relay
                             .try_send(Relayed::Audience {
                                 viewer,
-                                since: *since,
+                                since,
                                 seq: frame.seq,
                                 text,
                             })
@@ -474,10 +517,28 @@ impl Watchers {
         }
         // What each audience now holds is the base of the next change; the views of
         // audiences nobody watches as any more (a seat left empty) are let go.
-        sent.clear();
+        let mut old = std::mem::take(sent);
         for (viewer, audience) in audiences {
-            sent.insert(viewer, (frame.seq, audience.view));
+            let view = match (audience.view, audience.patch, old.remove(&viewer)) {
+                (Some(view), _, _) => view,
+                (None, Some(patch), Some(base)) => {
+                    let mut view = base.view;
+                    match patch.apply(&mut view) {
+                        Ok(()) => view,
+                        Err(_) => frame.view_from(&public, viewer),
+                    }
+                }
+                _ => frame.view_from(&public, viewer),
+            };
+            debug_assert!(view == frame.view_from(&public, viewer), "{viewer:?}");
+            let base = Base {
+                seq: frame.seq,
+                view,
+                on_public: true,
+            };
+            sent.insert(viewer, base);
         }
+        self.public = Some((frame.seq, public));
         Some(built)
     }
 
@@ -496,8 +557,8 @@ impl Watchers {
         // (anyone holding the older one gets a snapshot next time), else this watcher
         // gets one.
         let (holds, new_base) = match self.sent.get(&viewer) {
-            Some((seq, held)) if *held == view => (Some(*seq), false),
-            Some((seq, _)) if *seq == frame.seq => (None, false),
+            Some(base) if base.view == view => (Some(base.seq), false),
+            Some(base) if base.seq == frame.seq => (None, false),
             _ => (Some(frame.seq), true),
         };
         w.stale = !w.sink.send(text, Some((viewer, holds)));
@@ -505,7 +566,12 @@ impl Watchers {
             return;
         }
         if new_base {
-            self.sent.insert(viewer, (frame.seq, view));
+            let base = Base {
+                seq: frame.seq,
+                view,
+                on_public: false,
+            };
+            self.sent.insert(viewer, base);
         }
         w.holds = holds.map(|seq| (viewer, seq));
         if frame.sees_the_game(viewer) {
