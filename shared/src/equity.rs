@@ -422,11 +422,15 @@ fn ranks_of<'a>(cards: impl Iterator<Item = &'a Card>) -> u16 {
 }
 
 /// Calls `visit` with every multiset of `size` ranks that `available[rank]` cards per rank can
-/// make, ranks ascending, and the number of card sets with those ranks.
+/// make, ranks descending, and the number of card sets with those ranks.
+///
+/// The multisets come in the order [`eval::rank_class`] numbers them (by their highest rank,
+/// then the next), so that the evaluation tables' rows, a megabyte of them, are read from
+/// one end to the other rather than all over.
 fn rank_classes(available: &[u8; 13], size: usize, visit: &mut impl FnMut(&[u8], u64)) {
     fn walk(
         available: &[u8; 13],
-        from: usize,
+        below: usize,
         chosen: &mut [u8; 5],
         len: usize,
         size: usize,
@@ -437,28 +441,20 @@ fn rank_classes(available: &[u8; 13], size: usize, visit: &mut impl FnMut(&[u8],
             visit(&chosen[..size], weight);
             return;
         }
-        for rank in from..13 {
+        for rank in 0..below {
             let n = u64::from(available[rank]);
             let mut ways = weight;
             let mut k = 1;
             while k <= n && len + k as usize <= size {
                 ways = ways * (n - k + 1) / k;
                 chosen[len + k as usize - 1] = rank as u8;
-                walk(
-                    available,
-                    rank + 1,
-                    chosen,
-                    len + k as usize,
-                    size,
-                    ways,
-                    visit,
-                );
+                walk(available, rank, chosen, len + k as usize, size, ways, visit);
                 k += 1;
             }
         }
     }
     let mut chosen = [0u8; 5];
-    walk(available, 0, &mut chosen, 0, size, 1, visit);
+    walk(available, 13, &mut chosen, 0, size, 1, visit);
 }
 
 /// Calls `visit` with every `size`-subset of `items`, in order.
