@@ -208,42 +208,6 @@ impl Personal {
         }
         Some(own)
     }
-
-    /// Whether `old` is the seat as this viewer sees it in `public`, without copying it.
-    fn holds_own_seat(&self, old: &TableView, public: &TableView) -> bool {
-        let at = usize::from(self.seat);
-        match (old.seats.get(at), public.seats.get(at)) {
-            (Some(Some(old)), Some(Some(new))) => {
-                let cards = self.cards.unwrap_or(new.cards);
-                // Every field named, so that a new one must be judged here before it compiles.
-                let SeatView {
-                    seat,
-                    name,
-                    stack,
-                    bet,
-                    status,
-                    live,
-                    all_in,
-                    cards: _,
-                    missed_big,
-                    missed_small,
-                } = new;
-                old.cards == cards
-                    && old.seat == *seat
-                    && old.stack == *stack
-                    && old.bet == *bet
-                    && old.status == *status
-                    && old.live == *live
-                    && old.all_in == *all_in
-                    && old.missed_big == *missed_big
-                    && old.missed_small == *missed_small
-                    && old.name == *name
-            }
-            // Past the end of the new seats: the seat count says it.
-            (_, None) | (Some(None), Some(None)) => true,
-            _ => false,
-        }
-    }
 }
 
 /// What changed in a seat's view, worked out from what changed in the public view rather
@@ -258,41 +222,56 @@ pub fn seat_patch(
     table: &Table,
     seat: u8,
 ) -> ViewPatch {
-    let mut patch = public.clone();
     let Some(mine) = Personal::of(table, seat) else {
         // An empty seat's view is the public one.
         return ViewPatch::between(old, new_public);
     };
-    // The seat's own entry: as it sees it, or none if that did not change for it.
+    let mut patch = public.clone();
+    // The seat's own entry: as it sees it, or none if that did not change for it. Where the
+    // public entry did not change, only the seat's cards can have (dealt, or a new hand).
+    let at = usize::from(seat);
+    let public_unchanged = patch.seat_count.is_none()
+        && !patch.seats.iter().any(|s| s.seat == seat)
+        && !patch.emptied.contains(&seat);
+    let own = match (old.seats.get(at), new_public.seats.get(at)) {
+        // Past the end of the new seats: the seat count says it.
+        (_, None) => None,
+        (Some(Some(old)), Some(Some(new)))
+            if public_unchanged && old.cards == mine.cards.unwrap_or(new.cards) =>
+        {
+            None
+        }
+        (old, Some(_)) => {
+            let own = mine.own_seat(new_public);
+            (old != Some(&own)).then_some(own)
+        }
+    };
     patch.seats.retain(|s| s.seat != seat);
     patch.emptied.retain(|&n| n != seat);
-    if !mine.holds_own_seat(old, new_public) {
-        match mine.own_seat(new_public) {
-            Some(own) => {
-                let at = patch.seats.partition_point(|s| s.seat < seat);
-                patch.seats.insert(at, own);
-            }
-            None => {
-                let at = patch.emptied.partition_point(|&n| n < seat);
-                patch.emptied.insert(at, seat);
-            }
+    match own {
+        Some(Some(own)) => {
+            let at = patch.seats.partition_point(|s| s.seat < seat);
+            patch.seats.insert(at, own);
         }
+        Some(None) => {
+            let at = patch.emptied.partition_point(|&n| n < seat);
+            patch.emptied.insert(at, seat);
+        }
+        None => {}
     }
-    macro_rules! personal {
-        ($($field:ident),*) => {$(
-            patch.$field = (old.$field != mine.$field).then_some(mine.$field);
-        )*};
-    }
-    patch.you = (old.you != Some(seat)).then_some(Some(seat));
-    personal!(
-        straddling,
-        sit_out_at_big_blind,
-        show_losing,
-        auto_top_up,
-        can_show
-    );
-    patch.legal = (old.legal != mine.legal).then_some(mine.legal);
+    patch.you = changed(&old.you, Some(seat));
+    patch.legal = changed(&old.legal, mine.legal);
+    patch.straddling = changed(&old.straddling, mine.straddling);
+    patch.sit_out_at_big_blind = changed(&old.sit_out_at_big_blind, mine.sit_out_at_big_blind);
+    patch.show_losing = changed(&old.show_losing, mine.show_losing);
+    patch.auto_top_up = changed(&old.auto_top_up, mine.auto_top_up);
+    patch.can_show = changed(&old.can_show, mine.can_show);
     patch
+}
+
+/// `new`, if it differs from `old`: a patch's field.
+fn changed<T: PartialEq>(old: &T, new: T) -> Option<T> {
+    (*old != new).then_some(new)
 }
 
 #[cfg(test)]

@@ -266,7 +266,7 @@ struct Base {
     view: TableView,
     /// Built by the last broadcast on [`Watchers::public`]: then a seat's next change can be
     /// worked out from the public view's (`shared::view::seat_patch`), without building and
-    /// comparing the seat's whole view, which was a tenth of the server's work flat out.
+    /// comparing the seat's whole view.
     on_public: bool,
 }
 
